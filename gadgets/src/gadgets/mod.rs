@@ -1,0 +1,3 @@
+//! Self-contained gadgets: booleans and field-element numbers.
+pub mod boolean;
+pub mod num;

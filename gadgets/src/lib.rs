@@ -1,0 +1,28 @@
+//! A drop-in implementation of the bellpepper-core 0.2 API (circuit traits, linear
+//! combinations, boolean and number gadgets, the test constraint system) that lays out
+//! bit-identical constraints, with paths that build them without temporary allocations.
+//!
+//! Select it for a whole dependency graph with
+//! `[patch.crates-io] bellpepper-core = { path = "gadgets" }`.
+//!
+//! Additions to the upstream API, all allocation-free:
+//! - [`LinearCombination::from_buffers`] / [`LinearCombination::into_buffers`]: build an LC
+//!   on recycled term buffers and take them back; [`LinearCombination::input_terms`] /
+//!   [`LinearCombination::aux_terms`] read its terms as slices.
+//! - [`boolean::Boolean::add_to_lc`] / [`boolean::Boolean::sub_from_lc`] and
+//!   [`num::Num::add_to_lc`] / [`num::Num::sub_from_lc`]: add or subtract a gadget's
+//!   combination in place instead of building it and merging it.
+
+mod constraint_system;
+mod gadgets;
+mod lc;
+mod terms;
+mod util_cs;
+
+pub use constraint_system::{Circuit, ConstraintSystem, Namespace, SynthesisError};
+pub use gadgets::{boolean, num};
+pub use lc::{Index, LinearCombination, Term, Variable};
+pub use util_cs::{test_cs, Comparable, Constraint, Delta};
+
+/// The bellpepper-core version whose API this crate provides.
+pub const BELLPEPPER_VERSION: &str = env!("CARGO_PKG_VERSION");

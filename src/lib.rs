@@ -1,0 +1,1 @@
+//! synthpool: fast CPU synthesis of Groth16 circuits.
