@@ -1,0 +1,302 @@
+//! Circuits and the bellperson-algorithm reference shared by the assignment tests.
+#![allow(dead_code)]
+
+use bellpepper_core::boolean::{AllocatedBit, Boolean};
+use bellpepper_core::num::{AllocatedNum, Num};
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
+use bellperson::gadgets::{multipack, sha256::sha256};
+use blstrs::Scalar as Fr;
+use ec_gpu_gen::multiexp_cpu::DensityTracker;
+use ff::Field;
+use rand_core::{RngCore, SeedableRng};
+use rand_xorshift::XorShiftRng;
+
+/// bellperson's prover assignment, step by step: fresh LCs per enforce, its
+/// eval-with-trackers rules (zero coefficients skipped for density, inputs not tracked in A).
+#[derive(Default)]
+pub struct Reference {
+    pub a_aux_density: DensityTracker,
+    pub b_input_density: DensityTracker,
+    pub b_aux_density: DensityTracker,
+    pub a: Vec<Fr>,
+    pub b: Vec<Fr>,
+    pub c: Vec<Fr>,
+    pub inputs: Vec<Fr>,
+    pub aux: Vec<Fr>,
+}
+
+fn eval(
+    lc: &LinearCombination<Fr>,
+    mut input_density: Option<&mut DensityTracker>,
+    mut aux_density: Option<&mut DensityTracker>,
+    inputs: &[Fr],
+    aux: &[Fr],
+) -> Fr {
+    let mut acc = Fr::ZERO;
+    for (var, coeff) in lc.iter() {
+        if coeff.is_zero_vartime() {
+            continue;
+        }
+        match var.get_unchecked() {
+            Index::Input(i) => {
+                acc += inputs[i] * coeff;
+                if let Some(d) = input_density.as_deref_mut() {
+                    d.inc(i);
+                }
+            }
+            Index::Aux(i) => {
+                acc += aux[i] * coeff;
+                if let Some(d) = aux_density.as_deref_mut() {
+                    d.inc(i);
+                }
+            }
+        }
+    }
+    acc
+}
+
+impl ConstraintSystem<Fr> for Reference {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.aux.push(f()?);
+        self.a_aux_density.add_element();
+        self.b_aux_density.add_element();
+        Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.inputs.push(f()?);
+        self.b_input_density.add_element();
+        Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+        let a = a(LinearCombination::zero());
+        let b = b(LinearCombination::zero());
+        let c = c(LinearCombination::zero());
+        let a = eval(
+            &a,
+            None,
+            Some(&mut self.a_aux_density),
+            &self.inputs,
+            &self.aux,
+        );
+        let b = eval(
+            &b,
+            Some(&mut self.b_input_density),
+            Some(&mut self.b_aux_density),
+            &self.inputs,
+            &self.aux,
+        );
+        let c = eval(&c, None, None, &self.inputs, &self.aux);
+        self.a.push(a);
+        self.b.push(b);
+        self.c.push(c);
+    }
+
+    fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, _: N) {}
+    fn pop_namespace(&mut self) {}
+    fn get_root(&mut self) -> &mut Self {
+        self
+    }
+}
+
+/// Synthesizes as bellperson's prover does: one, the circuit, `input * 0 = 0` per input.
+pub fn reference<C: Circuit<Fr>>(circuit: C) -> Reference {
+    let mut cs = Reference::default();
+    cs.alloc_input(|| "", || Ok(Fr::ONE)).unwrap();
+    circuit.synthesize(&mut cs).unwrap();
+    for i in 0..cs.inputs.len() {
+        cs.enforce(
+            || "",
+            |lc| lc + Variable::new_unchecked(Index::Input(i)),
+            |lc| lc,
+            |lc| lc,
+        );
+    }
+    cs
+}
+
+fn coeff(rng: &mut XorShiftRng) -> Fr {
+    match rng.next_u32() % 6 {
+        0 | 1 => Fr::ONE,
+        2 => -Fr::ONE,
+        3 => Fr::from(1u64 << (rng.next_u32() % 63)),
+        4 => Fr::ZERO,
+        _ => Fr::random(&mut *rng),
+    }
+}
+
+/// Random R1CS: allocations, inputs interleaved with constraints, and constraints over
+/// random earlier variables with repeated, cancelling and zero terms.
+#[derive(Clone)]
+pub struct RandomCircuit {
+    pub seed: u64,
+    pub steps: usize,
+}
+
+impl RandomCircuit {
+    fn lay_out<CS: ConstraintSystem<Fr>>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let mut rng = XorShiftRng::seed_from_u64(self.seed);
+        let mut vars = vec![CS::one()];
+        for step in 0..self.steps {
+            match rng.next_u32() % 8 {
+                0 | 1 => {
+                    let v = Fr::random(&mut rng);
+                    vars.push(cs.alloc(|| format!("aux {step}"), || Ok(v))?);
+                }
+                2 => {
+                    let v = Fr::random(&mut rng);
+                    vars.push(cs.alloc_input(|| format!("input {step}"), || Ok(v))?);
+                }
+                _ => {
+                    let mut lcs = Vec::new();
+                    for _ in 0..3 {
+                        let mut lc = LinearCombination::zero();
+                        for _ in 0..(rng.next_u32() % 6) {
+                            let var = vars[(rng.next_u32() as usize) % vars.len()];
+                            let c = coeff(&mut rng);
+                            lc = if rng.next_u32() % 4 == 0 {
+                                lc - (c, var)
+                            } else {
+                                lc + (c, var)
+                            };
+                            if rng.next_u32() % 5 == 0 {
+                                lc = lc - (c, var);
+                            }
+                        }
+                        lcs.push(lc);
+                    }
+                    let (c, b, a) = (lcs.pop().unwrap(), lcs.pop().unwrap(), lcs.pop().unwrap());
+                    cs.enforce(
+                        || format!("constraint {step}"),
+                        |lc| lc + &a,
+                        |lc| lc + &b,
+                        |lc| lc + &c,
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Circuit<Fr> for RandomCircuit {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        self.lay_out(cs)
+    }
+}
+
+/// Independent random sub-circuits: synthesized through `CS::new()` + `extend` when the
+/// system is extensible and `parallel` is set, inline otherwise. Both must agree.
+#[derive(Clone)]
+pub struct ExtendCircuit {
+    pub parts: Vec<RandomCircuit>,
+    pub parallel: bool,
+}
+
+impl Circuit<Fr> for ExtendCircuit {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        if self.parallel && CS::is_extensible() {
+            for part in &self.parts {
+                let mut sub = CS::new();
+                sub.alloc_input(|| "one", || Ok(Fr::ONE))?;
+                part.lay_out(&mut sub)?;
+                cs.extend(&sub);
+            }
+            Ok(())
+        } else {
+            self.parts.iter().try_for_each(|part| part.lay_out(cs))
+        }
+    }
+}
+
+/// SHA-256 of `bytes` with bellperson's gadgets, the digest packed into inputs: the shape
+/// of the Filecoin circuits.
+#[derive(Clone)]
+pub struct Sha256Circuit {
+    pub bytes: Option<Vec<u8>>,
+    pub len: usize,
+}
+
+impl Circuit<Fr> for Sha256Circuit {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let mut bits = Vec::with_capacity(self.len * 8);
+        for i in 0..self.len * 8 {
+            let value = self
+                .bytes
+                .as_ref()
+                .map(|b| (b[i / 8] >> (7 - i % 8)) & 1 == 1);
+            bits.push(Boolean::from(AllocatedBit::alloc(
+                cs.namespace(|| format!("bit {i}")),
+                value,
+            )?));
+        }
+        let digest = sha256(cs.namespace(|| "sha256"), &bits)?;
+        multipack::pack_into_inputs(cs.namespace(|| "pack"), &digest)
+    }
+}
+
+/// Number gadgets: squares, products, bit decompositions, conditional swaps and a Num sum.
+#[derive(Clone)]
+pub struct NumCircuit {
+    pub x: Option<Fr>,
+    pub rounds: usize,
+}
+
+impl Circuit<Fr> for NumCircuit {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let mut x = AllocatedNum::alloc(cs.namespace(|| "x"), || {
+            self.x.ok_or(SynthesisError::AssignmentMissing)
+        })?;
+        let mut sum = Num::zero();
+        for round in 0..self.rounds {
+            let mut cs = cs.namespace(|| format!("round {round}"));
+            let sq = x.square(cs.namespace(|| "square"))?;
+            let product = sq.mul(cs.namespace(|| "mul"), &x)?;
+            let bits = product.to_bits_le_strict(cs.namespace(|| "bits"))?;
+            let (left, right) = AllocatedNum::conditionally_reverse(
+                cs.namespace(|| "swap"),
+                &x,
+                &product,
+                &bits[0],
+            )?;
+            for (i, bit) in bits.iter().take(16).enumerate() {
+                sum = sum.add_bool_with_coeff(CS::one(), bit, Fr::from(1u64 << i));
+            }
+            sum = sum.add(&Num::from(left.clone()));
+            x = right;
+        }
+        x.inputize(cs.namespace(|| "out"))?;
+        let total = AllocatedNum::alloc(cs.namespace(|| "total"), || {
+            sum.get_value().ok_or(SynthesisError::AssignmentMissing)
+        })?;
+        cs.enforce(
+            || "total",
+            |lc| lc + &sum.lc(Fr::ONE),
+            |lc| lc + CS::one(),
+            |lc| lc + total.get_variable(),
+        );
+        Ok(())
+    }
+}
