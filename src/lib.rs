@@ -7,6 +7,7 @@
 //!   proving, so assignments can be made on CPU threads and proven later.
 
 pub mod assignment;
+pub mod circuits;
 pub mod eval;
 pub mod pool;
 pub mod prover;

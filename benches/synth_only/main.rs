@@ -1,0 +1,381 @@
+//! Synthesis-only benchmark: PoRep-shaped SHA-256 circuits synthesized into a
+//! `ProvingAssignment` with each optimization off and on, in one run, with counters.
+//!
+//! Environment (all optional):
+//! - `SYNTH_CIRCUITS`: comma-separated from `labeling,merkle,mixed` (default `labeling,merkle`)
+//! - `SYNTH_SIZE`: labels in `labeling`, depth of `merkle`, size of `mixed` (default 1, 8, 2)
+//! - `SYNTH_VARIANTS`: comma-separated variant names (default: all)
+//! - `SYNTH_REPS`: timed repetitions per variant for the report (default 5)
+//! - `SYNTH_CRITERION=0`: skip the criterion pass, report only
+//!
+//! The report (one table per circuit) goes to stdout and, as JSON, to
+//! `target/synth_only/report.json`.
+
+mod alloc;
+mod counters;
+
+use std::time::Instant;
+
+use criterion::{BenchmarkId, Criterion};
+use serde::Serialize;
+use synthpool::circuits::{Labeling, MerklePath, Mixed};
+use synthpool::{synthesize_with, EvalKernel, Shape, SynthesisOptions};
+
+#[global_allocator]
+static ALLOCATOR: alloc::Counting = alloc::Counting;
+
+type Fr = blstrs::Scalar;
+
+/// An optimization setting measured against the baseline.
+#[derive(Clone, Copy)]
+struct Variant {
+    name: &'static str,
+    about: &'static str,
+    pool: bool,
+    kernel: EvalKernel,
+    presize: bool,
+}
+
+const VARIANTS: [Variant; 5] = [
+    Variant {
+        name: "baseline",
+        about: "fresh LCs per enforce, portable kernel, growing vectors (as bellperson)",
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: false,
+    },
+    Variant {
+        name: "pool",
+        about: "+ LC buffers from the owner-local VecPool",
+        pool: true,
+        kernel: EvalKernel::Portable,
+        presize: false,
+    },
+    Variant {
+        name: "prefetch",
+        about: "+ prefetching evaluation kernel",
+        pool: false,
+        kernel: EvalKernel::Prefetch,
+        presize: false,
+    },
+    Variant {
+        name: "presize",
+        about: "+ vectors pre-sized from an earlier synthesis of the shape",
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: true,
+    },
+    Variant {
+        name: "all",
+        about: "pool + prefetch + presize",
+        pool: true,
+        kernel: EvalKernel::Prefetch,
+        presize: true,
+    },
+];
+
+#[derive(Clone)]
+enum Workload {
+    Labeling(usize),
+    Merkle(usize),
+    Mixed(usize),
+}
+
+impl Workload {
+    fn name(&self) -> String {
+        match self {
+            Workload::Labeling(n) => format!("labeling x{n}"),
+            Workload::Merkle(d) => format!("merkle depth {d}"),
+            Workload::Mixed(n) => format!("mixed {n}"),
+        }
+    }
+
+    fn run(&self, options: &SynthesisOptions) -> synthpool::ProvingAssignment<Fr> {
+        let result = match self {
+            Workload::Labeling(n) => synthesize_with(
+                Mixed {
+                    labels: (0..*n).map(|i| Labeling::sample(i as u64)).collect(),
+                    paths: Vec::new(),
+                },
+                options,
+            ),
+            Workload::Merkle(depth) => synthesize_with(MerklePath::sample(7, *depth), options),
+            Workload::Mixed(n) => synthesize_with(Mixed::sample(*n), options),
+        };
+        result.expect("the bench circuits are satisfiable")
+    }
+}
+
+/// One row of the report. Field names are the JSON schema; keep them stable.
+#[derive(Serialize)]
+struct Row {
+    circuit: String,
+    variant: &'static str,
+    description: &'static str,
+    constraints: usize,
+    ns_per_constraint: f64,
+    ratio_to_baseline: Option<f64>,
+    instructions_per_constraint: Option<f64>,
+    ipc: Option<f64>,
+    cache_miss_rate: Option<f64>,
+    l1d_misses_per_constraint: Option<f64>,
+    branch_miss_rate: Option<f64>,
+    task_clock_ns: Option<f64>,
+    page_faults: Option<f64>,
+    counters_scaled: bool,
+    allocations_per_constraint: f64,
+    bytes_per_constraint: f64,
+    pool_hit_rate: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    schema: u32,
+    allocator: &'static str,
+    hardware_counters: Option<&'a str>,
+    rows: &'a [Row],
+}
+
+fn env_list(name: &str) -> Option<Vec<String>> {
+    std::env::var(name).ok().map(|v| {
+        v.split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    })
+}
+
+fn workloads() -> Vec<Workload> {
+    let size = std::env::var("SYNTH_SIZE")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let names =
+        env_list("SYNTH_CIRCUITS").unwrap_or_else(|| vec!["labeling".into(), "merkle".into()]);
+    names
+        .iter()
+        .map(|name| match name.as_str() {
+            "labeling" => Workload::Labeling(size.unwrap_or(1)),
+            "merkle" => Workload::Merkle(size.unwrap_or(8)),
+            "mixed" => Workload::Mixed(size.unwrap_or(2)),
+            other => {
+                panic!("unknown circuit `{other}` in SYNTH_CIRCUITS (labeling, merkle, mixed)")
+            }
+        })
+        .collect()
+}
+
+fn variants() -> Vec<Variant> {
+    match env_list("SYNTH_VARIANTS") {
+        None => VARIANTS.to_vec(),
+        Some(names) => names
+            .iter()
+            .map(|name| {
+                *VARIANTS.iter().find(|v| v.name == name).unwrap_or_else(|| {
+                    let known: Vec<_> = VARIANTS.iter().map(|v| v.name).collect();
+                    panic!(
+                        "unknown variant `{name}` in SYNTH_VARIANTS ({})",
+                        known.join(", ")
+                    )
+                })
+            })
+            .collect(),
+    }
+}
+
+fn options(variant: &Variant, shape: Shape) -> SynthesisOptions {
+    SynthesisOptions {
+        pool: variant.pool,
+        kernel: variant.kernel,
+        shape: variant.presize.then_some(shape),
+        ..SynthesisOptions::default()
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[xs.len() / 2]
+}
+
+fn measure(
+    workload: &Workload,
+    variants: &[Variant],
+    reps: usize,
+    counters: &mut counters::Counters,
+) -> Vec<Row> {
+    let shape = workload.run(&SynthesisOptions::default()).shape();
+    let n = shape.constraints as f64;
+    // Round-robin repetitions, so drift on a noisy machine hits every variant alike.
+    let mut times = vec![Vec::new(); variants.len()];
+    for _ in 0..reps {
+        for (variant, times) in variants.iter().zip(&mut times) {
+            let options = options(variant, shape);
+            let start = Instant::now();
+            drop(workload.run(&options));
+            times.push(start.elapsed().as_nanos() as f64 / n);
+        }
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    for (variant, times) in variants.iter().zip(times) {
+        let options = options(variant, shape);
+        let (before_calls, before_bytes) = alloc::totals();
+        let (assignment, readings) = counters.measure(|| workload.run(&options));
+        let (after_calls, after_bytes) = alloc::totals();
+        let get = |name: &str| {
+            readings
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, r)| r.value)
+        };
+        let ratio =
+            |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| x / y);
+        rows.push(Row {
+            circuit: workload.name(),
+            variant: variant.name,
+            description: variant.about,
+            constraints: shape.constraints,
+            ns_per_constraint: median(times),
+            ratio_to_baseline: None,
+            instructions_per_constraint: get("instructions").map(|v| v / n),
+            ipc: ratio(get("instructions"), get("cycles")),
+            cache_miss_rate: ratio(get("cache_misses"), get("cache_references")),
+            l1d_misses_per_constraint: get("l1d_read_misses").map(|v| v / n),
+            branch_miss_rate: ratio(get("branch_misses"), get("branch_instructions")),
+            task_clock_ns: get("task_clock_ns"),
+            page_faults: get("page_faults"),
+            counters_scaled: readings.iter().any(|(_, r)| r.scaled),
+            allocations_per_constraint: (after_calls - before_calls) as f64 / n,
+            bytes_per_constraint: (after_bytes - before_bytes) as f64 / n,
+            pool_hit_rate: assignment.pool_stats().map(|s| s.hit_rate()),
+        });
+    }
+    // Ratio = baseline time / variant time: above 1 is faster than the baseline.
+    if let Some(base) = rows
+        .iter()
+        .find(|r| r.variant == "baseline")
+        .map(|r| r.ns_per_constraint)
+    {
+        for row in &mut rows {
+            row.ratio_to_baseline = Some(base / row.ns_per_constraint);
+        }
+    }
+    rows
+}
+
+fn cell(x: Option<f64>, digits: usize) -> String {
+    x.map_or_else(|| "n/a".to_string(), |v| format!("{v:.digits$}"))
+}
+
+fn print_table(rows: &[Row]) {
+    let mut circuits: Vec<&str> = rows.iter().map(|r| r.circuit.as_str()).collect();
+    circuits.dedup();
+    for circuit in circuits {
+        let first = rows
+            .iter()
+            .find(|r| r.circuit == circuit)
+            .expect("circuit has rows");
+        println!("\n{circuit}: {} constraints", first.constraints);
+        println!(
+            "{:<10} {:>9} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9} {:>8}",
+            "variant",
+            "ns/cons",
+            "ratio",
+            "instr/c",
+            "IPC",
+            "cache%",
+            "L1d/c",
+            "br-miss%",
+            "alloc/c",
+            "bytes/c",
+            "pool-hit"
+        );
+        for r in rows.iter().filter(|r| r.circuit == circuit) {
+            println!(
+                "{:<10} {:>9.1} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8.3} {:>9.1} {:>8}{}",
+                r.variant,
+                r.ns_per_constraint,
+                cell(r.ratio_to_baseline, 3),
+                cell(r.instructions_per_constraint, 0),
+                cell(r.ipc, 2),
+                cell(r.cache_miss_rate.map(|x| 100.0 * x), 2),
+                cell(r.l1d_misses_per_constraint, 2),
+                cell(r.branch_miss_rate.map(|x| 100.0 * x), 2),
+                r.allocations_per_constraint,
+                r.bytes_per_constraint,
+                cell(r.pool_hit_rate, 4),
+                if r.counters_scaled { "  (scaled)" } else { "" }
+            );
+        }
+    }
+}
+
+fn write_json(report: &Report) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/synth_only");
+    let path = dir.join("report.json");
+    let written = std::fs::create_dir_all(&dir).and_then(|_| {
+        let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
+        std::fs::write(&path, json)
+    });
+    match written {
+        Ok(()) => println!("\nreport written to {}", path.display()),
+        Err(e) => eprintln!("\ncould not write {}: {e}", path.display()),
+    }
+}
+
+fn main() {
+    let workloads = workloads();
+    let variants = variants();
+    let reps = std::env::var("SYNTH_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5)
+        .max(1);
+    let mut counters = counters::Counters::open();
+    if let Some(reason) = &counters.unavailable {
+        println!("note: {reason}.\nReporting software counters and allocations only.");
+    }
+    println!(
+        "allocator: {}, {} repetitions per variant, round-robin",
+        alloc::NAME,
+        reps
+    );
+    for v in &variants {
+        let native = if v.kernel.is_native() {
+            ""
+        } else {
+            " (prefetch not compiled in: portable loop)"
+        };
+        println!("  {:<9} {}{}", v.name, v.about, native);
+    }
+
+    let rows: Vec<Row> = workloads
+        .iter()
+        .flat_map(|w| measure(w, &variants, reps, &mut counters))
+        .collect();
+    print_table(&rows);
+    write_json(&Report {
+        schema: 1,
+        allocator: alloc::NAME,
+        hardware_counters: counters.unavailable.as_deref(),
+        rows: &rows,
+    });
+
+    if std::env::var("SYNTH_CRITERION").as_deref() == Ok("0") {
+        return;
+    }
+    let mut criterion = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .configure_from_args();
+    for workload in &workloads {
+        let shape = workload.run(&SynthesisOptions::default()).shape();
+        let mut group = criterion.benchmark_group(workload.name());
+        for variant in &variants {
+            let options = options(variant, shape);
+            group.bench_function(BenchmarkId::from_parameter(variant.name), |b| {
+                b.iter(|| workload.run(&options))
+            });
+        }
+        group.finish();
+    }
+    criterion.final_summary();
+}

@@ -1,0 +1,185 @@
+//! PoRep-shaped SHA-256 circuits, for the benchmark and the tests, in one place.
+//!
+//! - [`Labeling`]: SHA-256 over 39 × 32-byte words (replica id, layer/node word, 37 parent
+//!   labels), 20 compressions, the digest truncated to 254 bits and packed into inputs: the
+//!   shape of the labeling check in the stacked-DRG commit circuit.
+//! - [`MerklePath`]: a binary Merkle path of SHA-256 over 64-byte `left || right` nodes,
+//!   with the path bits as public inputs.
+//! - [`Mixed`]: labels and paths together, sized by one parameter.
+//!
+//! They are built with bellperson's SHA-256 gadgets (the upstream shape).
+
+use bellpepper_core::boolean::{AllocatedBit, Boolean};
+use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+use bellperson::gadgets::{multipack, sha256::sha256};
+use ff::{PrimeField, PrimeFieldBits};
+
+/// Bytes hashed for one label: 39 words of 32 bytes.
+pub const LABEL_INPUT_BYTES: usize = 39 * 32;
+
+/// Bits of a digest kept as a field element (Fr holds 254 bits safely).
+pub const TRUNCATED_BITS: usize = 254;
+
+/// A deterministic byte pattern, so benches and tests need no random number generator.
+pub fn pattern(seed: u64, len: usize) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
+
+/// Allocates `len` bytes (or unknown values) as big-endian bits.
+fn alloc_bytes<Scalar, CS>(
+    mut cs: CS,
+    bytes: Option<&[u8]>,
+    len: usize,
+) -> Result<Vec<Boolean>, SynthesisError>
+where
+    Scalar: PrimeField,
+    CS: ConstraintSystem<Scalar>,
+{
+    (0..len * 8)
+        .map(|i| {
+            let bit = bytes.map(|b| (b[i / 8] >> (7 - i % 8)) & 1 == 1);
+            AllocatedBit::alloc(cs.namespace(|| format!("bit {}", i)), bit).map(Boolean::from)
+        })
+        .collect()
+}
+
+/// One label: SHA-256 of [`LABEL_INPUT_BYTES`] bytes, truncated and packed into inputs.
+#[derive(Clone, Debug)]
+pub struct Labeling {
+    /// The hashed bytes, or `None` for parameter generation.
+    pub data: Option<Vec<u8>>,
+}
+
+impl Labeling {
+    /// A label over [`pattern`] bytes.
+    pub fn sample(seed: u64) -> Self {
+        Labeling {
+            data: Some(pattern(seed, LABEL_INPUT_BYTES)),
+        }
+    }
+}
+
+impl<Scalar: PrimeField + PrimeFieldBits> Circuit<Scalar> for Labeling {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let data = self.data.as_deref();
+        if data.is_some_and(|d| d.len() != LABEL_INPUT_BYTES) {
+            return Err(SynthesisError::IncompatibleLengthVector(format!(
+                "a label hashes {} bytes",
+                LABEL_INPUT_BYTES
+            )));
+        }
+        let bits = alloc_bytes(cs.namespace(|| "label input"), data, LABEL_INPUT_BYTES)?;
+        let digest = sha256(cs.namespace(|| "label hash"), &bits)?;
+        multipack::pack_into_inputs(cs.namespace(|| "label"), &digest[..TRUNCATED_BITS])
+    }
+}
+
+/// A Merkle path of SHA-256 nodes from a leaf to the root.
+#[derive(Clone, Debug)]
+pub struct MerklePath {
+    /// The leaf, 32 bytes.
+    pub leaf: Option<Vec<u8>>,
+    /// One 32-byte sibling per level.
+    pub siblings: Vec<Option<Vec<u8>>>,
+    /// One bit per level: is the current node the right child.
+    pub path: Vec<Option<bool>>,
+}
+
+impl MerklePath {
+    /// A path of `depth` levels over [`pattern`] bytes.
+    pub fn sample(seed: u64, depth: usize) -> Self {
+        MerklePath {
+            leaf: Some(pattern(seed, 32)),
+            siblings: (0..depth)
+                .map(|level| Some(pattern(seed + 1 + level as u64, 32)))
+                .collect(),
+            path: (0..depth)
+                .map(|level| Some((seed >> level) & 1 == 1))
+                .collect(),
+        }
+    }
+}
+
+impl<Scalar: PrimeField + PrimeFieldBits> Circuit<Scalar> for MerklePath {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        if self.siblings.len() != self.path.len() {
+            return Err(SynthesisError::IncompatibleLengthVector(format!(
+                "{} siblings but {} path bits",
+                self.siblings.len(),
+                self.path.len()
+            )));
+        }
+        let mut node = alloc_bytes(cs.namespace(|| "leaf"), self.leaf.as_deref(), 32)?;
+        let mut path_bits = Vec::with_capacity(self.path.len());
+        for (level, (sibling, is_right)) in self.siblings.iter().zip(&self.path).enumerate() {
+            let mut cs = cs.namespace(|| format!("level {}", level));
+            let sibling = alloc_bytes(cs.namespace(|| "sibling"), sibling.as_deref(), 32)?;
+            let is_right = Boolean::from(AllocatedBit::alloc(cs.namespace(|| "path"), *is_right)?);
+            let mut preimage = Vec::with_capacity(512);
+            // left = is_right ? sibling : node; right = is_right ? node : sibling.
+            for (i, (own, other)) in node.iter().zip(&sibling).enumerate() {
+                let left = Boolean::sha256_ch(
+                    cs.namespace(|| format!("left {}", i)),
+                    &is_right,
+                    other,
+                    own,
+                )?;
+                preimage.push(left);
+            }
+            for (i, (own, other)) in node.iter().zip(&sibling).enumerate() {
+                let right = Boolean::sha256_ch(
+                    cs.namespace(|| format!("right {}", i)),
+                    &is_right,
+                    own,
+                    other,
+                )?;
+                preimage.push(right);
+            }
+            node = sha256(cs.namespace(|| "hash"), &preimage)?;
+            path_bits.push(is_right);
+        }
+        multipack::pack_into_inputs(cs.namespace(|| "path bits"), &path_bits)?;
+        multipack::pack_into_inputs(cs.namespace(|| "root"), &node[..TRUNCATED_BITS])
+    }
+}
+
+/// `size` labels and `size` Merkle paths of depth `size`.
+#[derive(Clone, Debug)]
+pub struct Mixed {
+    /// The labels.
+    pub labels: Vec<Labeling>,
+    /// The paths.
+    pub paths: Vec<MerklePath>,
+}
+
+impl Mixed {
+    /// `size` labels and `size` paths of depth `size`, over [`pattern`] bytes.
+    pub fn sample(size: usize) -> Self {
+        Mixed {
+            labels: (0..size).map(|i| Labeling::sample(i as u64)).collect(),
+            paths: (0..size)
+                .map(|i| MerklePath::sample(1000 + i as u64, size))
+                .collect(),
+        }
+    }
+}
+
+impl<Scalar: PrimeField + PrimeFieldBits> Circuit<Scalar> for Mixed {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        for (i, label) in self.labels.into_iter().enumerate() {
+            label.synthesize(&mut cs.namespace(|| format!("label {}", i)))?;
+        }
+        for (i, path) in self.paths.into_iter().enumerate() {
+            path.synthesize(&mut cs.namespace(|| format!("path {}", i)))?;
+        }
+        Ok(())
+    }
+}
