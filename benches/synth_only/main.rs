@@ -18,93 +18,13 @@ use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
 use serde::Serialize;
-use synthpool::circuits::{Labeling, MerklePath, Mixed};
-use synthpool::{synthesize_with, EvalKernel, Shape, SynthesisOptions};
+use synthpool::variants::{Variant, Workload, VARIANTS};
+use synthpool::SynthesisOptions;
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
 type Fr = blstrs::Scalar;
-
-/// An optimization setting measured against the baseline.
-#[derive(Clone, Copy)]
-struct Variant {
-    name: &'static str,
-    about: &'static str,
-    pool: bool,
-    kernel: EvalKernel,
-    presize: bool,
-}
-
-const VARIANTS: [Variant; 5] = [
-    Variant {
-        name: "baseline",
-        about: "fresh LCs per enforce, portable kernel, growing vectors (as bellperson)",
-        pool: false,
-        kernel: EvalKernel::Portable,
-        presize: false,
-    },
-    Variant {
-        name: "pool",
-        about: "+ LC buffers from the owner-local VecPool",
-        pool: true,
-        kernel: EvalKernel::Portable,
-        presize: false,
-    },
-    Variant {
-        name: "prefetch",
-        about: "+ prefetching evaluation kernel",
-        pool: false,
-        kernel: EvalKernel::Prefetch,
-        presize: false,
-    },
-    Variant {
-        name: "presize",
-        about: "+ vectors pre-sized from an earlier synthesis of the shape",
-        pool: false,
-        kernel: EvalKernel::Portable,
-        presize: true,
-    },
-    Variant {
-        name: "all",
-        about: "pool + prefetch + presize",
-        pool: true,
-        kernel: EvalKernel::Prefetch,
-        presize: true,
-    },
-];
-
-#[derive(Clone)]
-enum Workload {
-    Labeling(usize),
-    Merkle(usize),
-    Mixed(usize),
-}
-
-impl Workload {
-    fn name(&self) -> String {
-        match self {
-            Workload::Labeling(n) => format!("labeling x{n}"),
-            Workload::Merkle(d) => format!("merkle depth {d}"),
-            Workload::Mixed(n) => format!("mixed {n}"),
-        }
-    }
-
-    fn run(&self, options: &SynthesisOptions) -> synthpool::ProvingAssignment<Fr> {
-        let result = match self {
-            Workload::Labeling(n) => synthesize_with(
-                Mixed {
-                    labels: (0..*n).map(|i| Labeling::sample(i as u64)).collect(),
-                    paths: Vec::new(),
-                },
-                options,
-            ),
-            Workload::Merkle(depth) => synthesize_with(MerklePath::sample(7, *depth), options),
-            Workload::Mixed(n) => synthesize_with(Mixed::sample(*n), options),
-        };
-        result.expect("the bench circuits are satisfiable")
-    }
-}
 
 /// One row of the report. Field names are the JSON schema; keep them stable.
 #[derive(Serialize)]
@@ -145,50 +65,35 @@ fn env_list(name: &str) -> Option<Vec<String>> {
     })
 }
 
+fn or_exit<T>(result: Result<T, String>) -> T {
+    result.unwrap_or_else(|message| {
+        eprintln!("synth_only: {message}");
+        std::process::exit(2)
+    })
+}
+
 fn workloads() -> Vec<Workload> {
     let size = std::env::var("SYNTH_SIZE")
         .ok()
         .and_then(|s| s.parse().ok());
-    let names =
-        env_list("SYNTH_CIRCUITS").unwrap_or_else(|| vec!["labeling".into(), "merkle".into()]);
-    names
+    env_list("SYNTH_CIRCUITS")
+        .unwrap_or_else(|| vec!["labeling".into(), "merkle".into()])
         .iter()
-        .map(|name| match name.as_str() {
-            "labeling" => Workload::Labeling(size.unwrap_or(1)),
-            "merkle" => Workload::Merkle(size.unwrap_or(8)),
-            "mixed" => Workload::Mixed(size.unwrap_or(2)),
-            other => {
-                panic!("unknown circuit `{other}` in SYNTH_CIRCUITS (labeling, merkle, mixed)")
-            }
-        })
+        .map(|name| or_exit(Workload::by_name(name, size)))
         .collect()
 }
 
 fn variants() -> Vec<Variant> {
     match env_list("SYNTH_VARIANTS") {
         None => VARIANTS.to_vec(),
-        Some(names) => names
-            .iter()
-            .map(|name| {
-                *VARIANTS.iter().find(|v| v.name == name).unwrap_or_else(|| {
-                    let known: Vec<_> = VARIANTS.iter().map(|v| v.name).collect();
-                    panic!(
-                        "unknown variant `{name}` in SYNTH_VARIANTS ({})",
-                        known.join(", ")
-                    )
-                })
-            })
-            .collect(),
+        Some(names) => names.iter().map(|n| or_exit(Variant::by_name(n))).collect(),
     }
 }
 
-fn options(variant: &Variant, shape: Shape) -> SynthesisOptions {
-    SynthesisOptions {
-        pool: variant.pool,
-        kernel: variant.kernel,
-        shape: variant.presize.then_some(shape),
-        ..SynthesisOptions::default()
-    }
+fn run(workload: &Workload, options: &SynthesisOptions) -> synthpool::ProvingAssignment<Fr> {
+    workload
+        .synthesize(options)
+        .expect("the bench circuits are satisfiable")
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -202,23 +107,23 @@ fn measure(
     reps: usize,
     counters: &mut counters::Counters,
 ) -> Vec<Row> {
-    let shape = workload.run(&SynthesisOptions::default()).shape();
+    let shape = run(workload, &SynthesisOptions::default()).shape();
     let n = shape.constraints as f64;
     // Round-robin repetitions, so drift on a noisy machine hits every variant alike.
     let mut times = vec![Vec::new(); variants.len()];
     for _ in 0..reps {
         for (variant, times) in variants.iter().zip(&mut times) {
-            let options = options(variant, shape);
+            let options = variant.options(shape);
             let start = Instant::now();
-            drop(workload.run(&options));
+            drop(run(workload, &options));
             times.push(start.elapsed().as_nanos() as f64 / n);
         }
     }
     let mut rows: Vec<Row> = Vec::new();
     for (variant, times) in variants.iter().zip(times) {
-        let options = options(variant, shape);
+        let options = variant.options(shape);
         let (before_calls, before_bytes) = alloc::totals();
-        let (assignment, readings) = counters.measure(|| workload.run(&options));
+        let (assignment, readings) = counters.measure(|| run(workload, &options));
         let (after_calls, after_bytes) = alloc::totals();
         let get = |name: &str| {
             readings
@@ -229,7 +134,7 @@ fn measure(
         let ratio =
             |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| x / y);
         rows.push(Row {
-            circuit: workload.name(),
+            circuit: workload.label(),
             variant: variant.name,
             description: variant.about,
             constraints: shape.constraints,
@@ -367,12 +272,12 @@ fn main() {
         .warm_up_time(std::time::Duration::from_millis(500))
         .configure_from_args();
     for workload in &workloads {
-        let shape = workload.run(&SynthesisOptions::default()).shape();
-        let mut group = criterion.benchmark_group(workload.name());
+        let shape = run(workload, &SynthesisOptions::default()).shape();
+        let mut group = criterion.benchmark_group(workload.label());
         for variant in &variants {
-            let options = options(variant, shape);
+            let options = variant.options(shape);
             group.bench_function(BenchmarkId::from_parameter(variant.name), |b| {
-                b.iter(|| workload.run(&options))
+                b.iter(|| run(workload, &options))
             });
         }
         group.finish();

@@ -82,7 +82,9 @@ fn accumulate<Scalar: PrimeField, const PREFETCH: bool>(
             index,
             len: values.len(),
         })?;
-        if coeff.is_zero_vartime() {
+        // `==` rather than `is_zero_vartime`: for blstrs the latter goes through the
+        // constant-time comparison (with an optimization barrier) on every term.
+        if coeff == Scalar::ZERO {
             continue;
         }
         if coeff == Scalar::ONE {

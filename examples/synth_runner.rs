@@ -1,0 +1,81 @@
+//! Synthesizes one workload with one variant, for `scripts/perf-stat.sh` to run under
+//! `perf stat` or cachegrind.
+//!
+//! Usage: synth_runner [--circuit labeling|merkle|mixed] [--size N] [--variant NAME] [--reps N]
+//!
+//! Every variant first synthesizes once with its own options (the presize variant takes its
+//! shape from that run), then `--reps` more times, so each process does the same work apart
+//! from what the variant changes.
+
+use std::process::ExitCode;
+
+use synthpool::variants::{Variant, Workload};
+
+type Fr = blstrs::Scalar;
+
+struct Args {
+    workload: Workload,
+    variant: Variant,
+    reps: usize,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut circuit = "labeling".to_string();
+    let mut size = None;
+    let mut variant = "baseline".to_string();
+    let mut reps = 1;
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--circuit" => circuit = value()?,
+            "--size" => size = Some(value()?.parse().map_err(|e| format!("--size: {e}"))?),
+            "--variant" => variant = value()?,
+            "--reps" => reps = value()?.parse().map_err(|e| format!("--reps: {e}"))?,
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(Args {
+        workload: Workload::by_name(&circuit, size)?,
+        variant: Variant::by_name(&variant)?,
+        reps,
+    })
+}
+
+fn main() -> ExitCode {
+    let args = match parse() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("synth_runner: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let first_options = args.variant.options(Default::default());
+    let first_options = synthpool::SynthesisOptions {
+        shape: None,
+        ..first_options
+    };
+    let run = |options| args.workload.synthesize::<Fr>(options);
+    let shape = match run(&first_options) {
+        Ok(assignment) => assignment.shape(),
+        Err(e) => {
+            eprintln!("synth_runner: synthesis failed: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let options = args.variant.options(shape);
+    for _ in 0..args.reps {
+        if let Err(e) = run(&options) {
+            eprintln!("synth_runner: synthesis failed: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    println!(
+        "circuit={} variant={} constraints={} reps={}",
+        args.workload.label(),
+        args.variant.name,
+        shape.constraints,
+        args.reps
+    );
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,143 @@
+//! Named synthesis settings and workloads, shared by the benchmark and the runner that
+//! `scripts/perf-stat.sh` profiles, so both measure exactly the same things.
+
+use bellpepper_core::SynthesisError;
+
+use crate::assignment::{ProvingAssignment, Shape, SynthesisOptions};
+use crate::circuits::{Labeling, MerklePath, Mixed};
+use crate::eval::EvalKernel;
+use crate::prover::synthesize_with;
+
+/// One optimization setting, measured against `baseline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// Short name used on command lines and in reports.
+    pub name: &'static str,
+    /// What it changes relative to the baseline.
+    pub about: &'static str,
+    /// Recycle LC buffers through the pool.
+    pub pool: bool,
+    /// Evaluation kernel.
+    pub kernel: EvalKernel,
+    /// Pre-size the vectors from an earlier synthesis of the same shape.
+    pub presize: bool,
+}
+
+impl Variant {
+    /// The synthesis options of this variant for a circuit of `shape`.
+    pub fn options(&self, shape: Shape) -> SynthesisOptions {
+        SynthesisOptions {
+            pool: self.pool,
+            kernel: self.kernel,
+            shape: self.presize.then_some(shape),
+            ..SynthesisOptions::default()
+        }
+    }
+
+    /// The variant called `name`, or an error listing the known names.
+    pub fn by_name(name: &str) -> Result<Variant, String> {
+        VARIANTS
+            .iter()
+            .copied()
+            .find(|v| v.name == name)
+            .ok_or_else(|| {
+                let known: Vec<_> = VARIANTS.iter().map(|v| v.name).collect();
+                format!("unknown variant `{name}` (known: {})", known.join(", "))
+            })
+    }
+}
+
+/// Every variant, baseline first.
+pub const VARIANTS: [Variant; 5] = [
+    Variant {
+        name: "baseline",
+        about: "fresh LCs per enforce, portable kernel, growing vectors (as bellperson)",
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: false,
+    },
+    Variant {
+        name: "pool",
+        about: "+ LC buffers from the owner-local VecPool",
+        pool: true,
+        kernel: EvalKernel::Portable,
+        presize: false,
+    },
+    Variant {
+        name: "prefetch",
+        about: "+ prefetching evaluation kernel",
+        pool: false,
+        kernel: EvalKernel::Prefetch,
+        presize: false,
+    },
+    Variant {
+        name: "presize",
+        about: "+ vectors pre-sized from an earlier synthesis of the shape",
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: true,
+    },
+    Variant {
+        name: "all",
+        about: "pool + prefetch + presize",
+        pool: true,
+        kernel: EvalKernel::Prefetch,
+        presize: true,
+    },
+];
+
+/// A PoRep-shaped circuit and its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// This many labels.
+    Labeling(usize),
+    /// A Merkle path of this depth.
+    Merkle(usize),
+    /// [`Mixed::sample`] of this size.
+    Mixed(usize),
+}
+
+impl Workload {
+    /// The workload called `name` (`labeling`, `merkle`, `mixed`), with `size` or its default
+    /// (1 label, depth 8, mixed 2).
+    pub fn by_name(name: &str, size: Option<usize>) -> Result<Workload, String> {
+        match name {
+            "labeling" => Ok(Workload::Labeling(size.unwrap_or(1))),
+            "merkle" => Ok(Workload::Merkle(size.unwrap_or(8))),
+            "mixed" => Ok(Workload::Mixed(size.unwrap_or(2))),
+            other => Err(format!(
+                "unknown circuit `{other}` (known: labeling, merkle, mixed)"
+            )),
+        }
+    }
+
+    /// A readable name with the size.
+    pub fn label(&self) -> String {
+        match self {
+            Workload::Labeling(n) => format!("labeling x{n}"),
+            Workload::Merkle(depth) => format!("merkle depth {depth}"),
+            Workload::Mixed(n) => format!("mixed {n}"),
+        }
+    }
+
+    /// Synthesizes the workload with `options`.
+    pub fn synthesize<Scalar>(
+        &self,
+        options: &SynthesisOptions,
+    ) -> Result<ProvingAssignment<Scalar>, SynthesisError>
+    where
+        Scalar: ff::PrimeField + ff::PrimeFieldBits,
+    {
+        match *self {
+            Workload::Labeling(n) => synthesize_with(
+                Mixed {
+                    labels: (0..n).map(|i| Labeling::sample(i as u64)).collect(),
+                    paths: Vec::new(),
+                },
+                options,
+            ),
+            Workload::Merkle(depth) => synthesize_with(MerklePath::sample(7, depth), options),
+            Workload::Mixed(n) => synthesize_with(Mixed::sample(n), options),
+        }
+    }
+}
