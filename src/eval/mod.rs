@@ -124,7 +124,7 @@ mod tests {
             (7, Fr::ONE),
             (9, Fr::from(3u64)),
         ];
-        let expected = Fr::from(1 - 3 + 4 * 6 + 8 + 3 * 10u64);
+        let expected = Fr::from(1 + 4 * 6 + 8 + 3 * 10u64) - Fr::from(3u64);
         for kernel in [EvalKernel::Portable, EvalKernel::Prefetch] {
             let mut density = tracker(values.len());
             let got = evaluate(kernel, &terms, &values, Some(&mut density)).unwrap();
