@@ -11,6 +11,7 @@ pub mod circuits;
 pub mod eval;
 pub mod pool;
 pub mod prover;
+pub mod sha256;
 pub mod variants;
 
 pub use assignment::{ProvingAssignment, Shape, SynthesisOptions};

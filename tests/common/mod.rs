@@ -300,3 +300,103 @@ impl Circuit<Fr> for NumCircuit {
         Ok(())
     }
 }
+
+/// Records names, constraints (every term) and values of a synthesis; with `values` false
+/// it never runs a value closure, as parameter generation does.
+#[derive(Default, PartialEq, Debug)]
+pub struct ShapeRecorder {
+    pub values: bool,
+    pub namespace: Vec<String>,
+    pub inputs: Vec<(String, Option<Fr>)>,
+    pub aux: Vec<(String, Option<Fr>)>,
+    pub constraints: Vec<(
+        String,
+        Vec<(Variable, Fr)>,
+        Vec<(Variable, Fr)>,
+        Vec<(Variable, Fr)>,
+    )>,
+}
+
+impl ShapeRecorder {
+    pub fn new(values: bool) -> Self {
+        ShapeRecorder {
+            values,
+            inputs: vec![("ONE".into(), Some(Fr::ONE))],
+            ..Default::default()
+        }
+    }
+
+    fn path(&self, name: String) -> String {
+        let mut parts = self.namespace.clone();
+        parts.push(name);
+        parts.join("/")
+    }
+
+    fn value<F: FnOnce() -> Result<Fr, SynthesisError>>(
+        &self,
+        f: F,
+    ) -> Result<Option<Fr>, SynthesisError> {
+        if self.values {
+            f().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+fn all_terms(lc: &LinearCombination<Fr>) -> Vec<(Variable, Fr)> {
+    lc.iter().map(|(v, c)| (v, *c)).collect()
+}
+
+impl ConstraintSystem<Fr> for ShapeRecorder {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        let path = self.path(annotation().into());
+        let value = self.value(f)?;
+        self.aux.push((path, value));
+        Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        let path = self.path(annotation().into());
+        let value = self.value(f)?;
+        self.inputs.push((path, value));
+        Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, annotation: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+        let path = self.path(annotation().into());
+        let a = all_terms(&a(LinearCombination::zero()));
+        let b = all_terms(&b(LinearCombination::zero()));
+        let c = all_terms(&c(LinearCombination::zero()));
+        self.constraints.push((path, a, b, c));
+    }
+
+    fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, name: N) {
+        self.namespace.push(name().into());
+    }
+    fn pop_namespace(&mut self) {
+        self.namespace.pop();
+    }
+    fn get_root(&mut self) -> &mut Self {
+        self
+    }
+}

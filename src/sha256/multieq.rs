@@ -1,0 +1,229 @@
+//! `MultiEq`: packs many small equalities `lhs_k == rhs_k` (each fitting in `num_bits_k`
+//! bits) into one constraint `sum 2^offset_k lhs_k * 1 = sum 2^offset_k rhs_k`, exactly as
+//! bellperson's `MultiEq` does, without its LC clones and per-term multiplications.
+//!
+//! Terms are collected unsorted, with their power-of-two coefficients produced by doubling,
+//! and merged once when the packed constraint is enforced (one sort, then appends), instead
+//! of one sorted insert per term. The merged combination is the same: one term per variable,
+//! its coefficient the sum of all contributions, present once anything touched it.
+
+use bellpepper_core::boolean::Boolean;
+use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use ff::PrimeField;
+
+/// Terms waiting to be merged into one side of the packed constraint.
+type Pending<Scalar> = Vec<(Variable, Scalar)>;
+
+/// A constraint system wrapper that batches equalities into packed constraints.
+pub struct MultiEq<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> {
+    cs: CS,
+    ops: usize,
+    bits_used: usize,
+    /// `2^bits_used`, kept up to date by doubling.
+    offset: Scalar,
+    lhs: Pending<Scalar>,
+    rhs: Pending<Scalar>,
+}
+
+fn order_key(var: &Variable) -> (bool, usize) {
+    match var.get_unchecked() {
+        Index::Input(i) => (false, i),
+        Index::Aux(i) => (true, i),
+    }
+}
+
+/// Sorts `pending`, sums duplicates and appends the merged terms to `lc`, emptying `pending`
+/// (its capacity is kept for the next batch).
+fn merge_into<Scalar: PrimeField>(
+    pending: &mut Pending<Scalar>,
+    mut lc: LinearCombination<Scalar>,
+) -> LinearCombination<Scalar> {
+    pending.sort_unstable_by_key(|(var, _)| order_key(var));
+    let mut terms = pending.drain(..);
+    if let Some((mut var, mut coeff)) = terms.next() {
+        for (next_var, next_coeff) in terms {
+            if next_var == var {
+                coeff += next_coeff;
+            } else {
+                lc.add_assign_term(coeff, var);
+                (var, coeff) = (next_var, next_coeff);
+            }
+        }
+        lc.add_assign_term(coeff, var);
+    }
+    lc
+}
+
+impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> MultiEq<Scalar, CS> {
+    /// Wraps `cs`; packed constraints are enforced in it as `multieq {n}`.
+    pub fn new(cs: CS) -> Self {
+        MultiEq {
+            cs,
+            ops: 0,
+            bits_used: 0,
+            offset: Scalar::ONE,
+            lhs: Vec::new(),
+            rhs: Vec::new(),
+        }
+    }
+
+    fn accumulate(&mut self) {
+        let ops = self.ops;
+        let (lhs, rhs) = (&mut self.lhs, &mut self.rhs);
+        self.cs.enforce(
+            || format!("multieq {}", ops),
+            |lc| merge_into(lhs, lc),
+            |lc| lc + CS::one(),
+            |lc| merge_into(rhs, lc),
+        );
+        self.bits_used = 0;
+        self.offset = Scalar::ONE;
+        self.ops += 1;
+    }
+
+    /// Makes room for an equality of `num_bits` bits, enforcing the current packed
+    /// constraint first when it would overflow the field's capacity.
+    fn reserve_bits(&mut self, num_bits: usize) -> Result<(), SynthesisError> {
+        let capacity = Scalar::CAPACITY as usize;
+        if capacity <= self.bits_used + num_bits {
+            self.accumulate();
+        }
+        if capacity <= num_bits {
+            return Err(SynthesisError::IncompatibleLengthVector(format!(
+                "an equality of {num_bits} bits does not fit in a field of capacity {capacity}"
+            )));
+        }
+        Ok(())
+    }
+
+    fn advance(&mut self, num_bits: usize) {
+        self.bits_used += num_bits;
+        for _ in 0..num_bits {
+            self.offset = self.offset.double();
+        }
+    }
+
+    /// Adds `lhs == rhs`, both fitting in `num_bits` bits, to the packed constraint.
+    ///
+    /// Panics if `num_bits` alone exceeds the field's capacity, as bellperson's does.
+    pub fn enforce_equal(
+        &mut self,
+        num_bits: usize,
+        lhs: &LinearCombination<Scalar>,
+        rhs: &LinearCombination<Scalar>,
+    ) {
+        if let Err(e) = self.reserve_bits(num_bits) {
+            panic!("{e}");
+        }
+        let offset = self.offset;
+        self.lhs
+            .extend(lhs.iter().map(|(var, coeff)| (var, *coeff * offset)));
+        self.rhs
+            .extend(rhs.iter().map(|(var, coeff)| (var, *coeff * offset)));
+        self.advance(num_bits);
+    }
+
+    /// Adds `sum_k sum_i 2^i operands[k][i] == sum_i 2^i result[i]` for `num_bits`-bit
+    /// sums: what `UInt32::addmany` needs, with the coefficients produced by doubling and
+    /// no intermediate combination.
+    pub fn enforce_sum_of_bits<'a>(
+        &mut self,
+        num_bits: usize,
+        operands: impl Iterator<Item = &'a [Boolean]>,
+        result: &[Boolean],
+    ) -> Result<(), SynthesisError> {
+        self.reserve_bits(num_bits)?;
+        let one = CS::one();
+        for bits in operands {
+            push_bits(&mut self.lhs, bits, self.offset, one);
+        }
+        push_bits(&mut self.rhs, result, self.offset, one);
+        self.advance(num_bits);
+        Ok(())
+    }
+}
+
+/// Queues `2^i * offset * bits[i]` for every bit, with `one` for constants and negations.
+fn push_bits<Scalar: PrimeField>(
+    pending: &mut Pending<Scalar>,
+    bits: &[Boolean],
+    offset: Scalar,
+    one: Variable,
+) {
+    let mut coeff = offset;
+    for bit in bits {
+        match bit {
+            Boolean::Constant(false) => {}
+            Boolean::Constant(true) => pending.push((one, coeff)),
+            Boolean::Is(b) => pending.push((b.get_variable(), coeff)),
+            Boolean::Not(b) => {
+                pending.push((one, coeff));
+                pending.push((b.get_variable(), -coeff));
+            }
+        }
+        coeff = coeff.double();
+    }
+}
+
+impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> Drop for MultiEq<Scalar, CS> {
+    fn drop(&mut self) {
+        if self.bits_used > 0 {
+            self.accumulate();
+        }
+    }
+}
+
+impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar>
+    for MultiEq<Scalar, CS>
+{
+    type Root = Self;
+
+    fn one() -> Variable {
+        CS::one()
+    }
+
+    fn alloc<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.cs.alloc(annotation, f)
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.cs.alloc_input(annotation, f)
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, annotation: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        self.cs.enforce(annotation, a, b, c)
+    }
+
+    fn push_namespace<NR, N>(&mut self, name_fn: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+        self.cs.get_root().push_namespace(name_fn)
+    }
+
+    fn pop_namespace(&mut self) {
+        self.cs.get_root().pop_namespace()
+    }
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}
