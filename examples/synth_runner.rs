@@ -55,7 +55,10 @@ fn main() -> ExitCode {
         shape: None,
         ..first_options
     };
-    let run = |options| args.workload.synthesize::<Fr>(options);
+    let run = |options| {
+        args.workload
+            .synthesize::<Fr>(args.variant.gadgets, options)
+    };
     let shape = match run(&first_options) {
         Ok(assignment) => assignment.shape(),
         Err(e) => {

@@ -10,7 +10,7 @@ use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
-use crate::eval::{evaluate, EvalKernel, OutOfRange};
+use crate::eval::{evaluate, Constants, EvalKernel, OutOfRange};
 use crate::pool::{PoolStats, VecPool};
 
 /// The size of a synthesized circuit, for pre-sizing the next synthesis of the same shape.
@@ -72,6 +72,7 @@ pub struct ProvingAssignment<Scalar: PrimeField> {
     pub aux_assignment: Vec<Scalar>,
     pool: Option<VecPool<Term<Scalar>>>,
     kernel: EvalKernel,
+    constants: Constants<Scalar>,
     fault: Option<String>,
 }
 
@@ -89,6 +90,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             aux_assignment: Vec::new(),
             pool: options.pool.then(|| VecPool::new(options.max_kept_terms)),
             kernel: options.kernel,
+            constants: Constants::default(),
             fault: None,
         };
         if let Some(shape) = options.shape {
@@ -165,8 +167,8 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         }
     }
 
-    /// Evaluates one side of a constraint: inputs with `input_density`, aux with
-    /// `aux_density`, each when given.
+    /// Evaluates one side of a constraint, marking the input density of B when
+    /// `track_inputs` and the given aux density.
     fn evaluate_side(
         &mut self,
         which: &'static str,
@@ -174,10 +176,11 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         track_inputs: bool,
         aux_density: Option<AuxDensity>,
     ) -> Scalar {
-        let kernel = self.kernel;
+        let (kernel, constants) = (self.kernel, &self.constants);
         let input_density = track_inputs.then_some(&mut self.b_input_density);
         let inputs = evaluate(
             kernel,
+            constants,
             lc.input_terms(),
             &self.input_assignment,
             input_density,
@@ -187,7 +190,13 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             Some(AuxDensity::B) => Some(&mut self.b_aux_density),
             None => None,
         };
-        let aux = evaluate(kernel, lc.aux_terms(), &self.aux_assignment, aux_density);
+        let aux = evaluate(
+            kernel,
+            constants,
+            lc.aux_terms(),
+            &self.aux_assignment,
+            aux_density,
+        );
         match (inputs, aux) {
             (Ok(inputs), Ok(aux)) => inputs + aux,
             (Err(fault), _) => {

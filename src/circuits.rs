@@ -7,12 +7,47 @@
 //!   with the path bits as public inputs.
 //! - [`Mixed`]: labels and paths together, sized by one parameter.
 //!
-//! They are built with bellperson's SHA-256 gadgets (the upstream shape).
+//! Each exists twice, chosen by [`GadgetSet`]: built with bellperson's SHA-256 gadgets
+//! (the upstream shape) or with [`crate::sha256`]'s allocation-free ones. Both lay out
+//! identical constraints.
 
 use bellpepper_core::boolean::{AllocatedBit, Boolean};
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
-use bellperson::gadgets::{multipack, sha256::sha256};
 use ff::{PrimeField, PrimeFieldBits};
+
+/// Which SHA-256 gadgets a circuit is built with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GadgetSet {
+    /// bellperson's `gadgets::{sha256, multipack}`.
+    #[default]
+    Bellperson,
+    /// `synthpool::sha256::{sha256, multipack}`.
+    Synthpool,
+}
+
+impl GadgetSet {
+    fn sha256<Scalar, CS>(self, cs: CS, bits: &[Boolean]) -> Result<Vec<Boolean>, SynthesisError>
+    where
+        Scalar: PrimeField,
+        CS: ConstraintSystem<Scalar>,
+    {
+        match self {
+            GadgetSet::Bellperson => bellperson::gadgets::sha256::sha256(cs, bits),
+            GadgetSet::Synthpool => crate::sha256::sha256(cs, bits),
+        }
+    }
+
+    fn pack_into_inputs<Scalar, CS>(self, cs: CS, bits: &[Boolean]) -> Result<(), SynthesisError>
+    where
+        Scalar: PrimeField,
+        CS: ConstraintSystem<Scalar>,
+    {
+        match self {
+            GadgetSet::Bellperson => bellperson::gadgets::multipack::pack_into_inputs(cs, bits),
+            GadgetSet::Synthpool => crate::sha256::multipack::pack_into_inputs(cs, bits),
+        }
+    }
+}
 
 /// Bytes hashed for one label: 39 words of 32 bytes.
 pub const LABEL_INPUT_BYTES: usize = 39 * 32;
@@ -56,13 +91,16 @@ where
 pub struct Labeling {
     /// The hashed bytes, or `None` for parameter generation.
     pub data: Option<Vec<u8>>,
+    /// The gadgets it is built with.
+    pub gadgets: GadgetSet,
 }
 
 impl Labeling {
     /// A label over [`pattern`] bytes.
-    pub fn sample(seed: u64) -> Self {
+    pub fn sample(seed: u64, gadgets: GadgetSet) -> Self {
         Labeling {
             data: Some(pattern(seed, LABEL_INPUT_BYTES)),
+            gadgets,
         }
     }
 }
@@ -77,8 +115,9 @@ impl<Scalar: PrimeField + PrimeFieldBits> Circuit<Scalar> for Labeling {
             )));
         }
         let bits = alloc_bytes(cs.namespace(|| "label input"), data, LABEL_INPUT_BYTES)?;
-        let digest = sha256(cs.namespace(|| "label hash"), &bits)?;
-        multipack::pack_into_inputs(cs.namespace(|| "label"), &digest[..TRUNCATED_BITS])
+        let digest = self.gadgets.sha256(cs.namespace(|| "label hash"), &bits)?;
+        self.gadgets
+            .pack_into_inputs(cs.namespace(|| "label"), &digest[..TRUNCATED_BITS])
     }
 }
 
@@ -91,12 +130,15 @@ pub struct MerklePath {
     pub siblings: Vec<Option<Vec<u8>>>,
     /// One bit per level: is the current node the right child.
     pub path: Vec<Option<bool>>,
+    /// The gadgets it is built with.
+    pub gadgets: GadgetSet,
 }
 
 impl MerklePath {
     /// A path of `depth` levels over [`pattern`] bytes.
-    pub fn sample(seed: u64, depth: usize) -> Self {
+    pub fn sample(seed: u64, depth: usize, gadgets: GadgetSet) -> Self {
         MerklePath {
+            gadgets,
             leaf: Some(pattern(seed, 32)),
             siblings: (0..depth)
                 .map(|level| Some(pattern(seed + 1 + level as u64, 32)))
@@ -143,11 +185,13 @@ impl<Scalar: PrimeField + PrimeFieldBits> Circuit<Scalar> for MerklePath {
                 )?;
                 preimage.push(right);
             }
-            node = sha256(cs.namespace(|| "hash"), &preimage)?;
+            node = self.gadgets.sha256(cs.namespace(|| "hash"), &preimage)?;
             path_bits.push(is_right);
         }
-        multipack::pack_into_inputs(cs.namespace(|| "path bits"), &path_bits)?;
-        multipack::pack_into_inputs(cs.namespace(|| "root"), &node[..TRUNCATED_BITS])
+        self.gadgets
+            .pack_into_inputs(cs.namespace(|| "path bits"), &path_bits)?;
+        self.gadgets
+            .pack_into_inputs(cs.namespace(|| "root"), &node[..TRUNCATED_BITS])
     }
 }
 
@@ -162,11 +206,13 @@ pub struct Mixed {
 
 impl Mixed {
     /// `size` labels and `size` paths of depth `size`, over [`pattern`] bytes.
-    pub fn sample(size: usize) -> Self {
+    pub fn sample(size: usize, gadgets: GadgetSet) -> Self {
         Mixed {
-            labels: (0..size).map(|i| Labeling::sample(i as u64)).collect(),
+            labels: (0..size)
+                .map(|i| Labeling::sample(i as u64, gadgets))
+                .collect(),
             paths: (0..size)
-                .map(|i| MerklePath::sample(1000 + i as u64, size))
+                .map(|i| MerklePath::sample(1000 + i as u64, size, gadgets))
                 .collect(),
         }
     }

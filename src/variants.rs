@@ -4,7 +4,7 @@
 use bellpepper_core::SynthesisError;
 
 use crate::assignment::{ProvingAssignment, Shape, SynthesisOptions};
-use crate::circuits::{Labeling, MerklePath, Mixed};
+use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
 use crate::eval::EvalKernel;
 use crate::prover::synthesize_with;
 
@@ -21,6 +21,8 @@ pub struct Variant {
     pub kernel: EvalKernel,
     /// Pre-size the vectors from an earlier synthesis of the same shape.
     pub presize: bool,
+    /// The SHA-256 gadgets the circuit is built with.
+    pub gadgets: GadgetSet,
 }
 
 impl Variant {
@@ -48,13 +50,14 @@ impl Variant {
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 5] = [
+pub const VARIANTS: [Variant; 8] = [
     Variant {
         name: "baseline",
-        about: "fresh LCs per enforce, portable kernel, growing vectors (as bellperson)",
+        about: "bellperson gadgets, fresh LCs per enforce, portable kernel, growing vectors",
         pool: false,
         kernel: EvalKernel::Portable,
         presize: false,
+        gadgets: GadgetSet::Bellperson,
     },
     Variant {
         name: "pool",
@@ -62,6 +65,15 @@ pub const VARIANTS: [Variant; 5] = [
         pool: true,
         kernel: EvalKernel::Portable,
         presize: false,
+        gadgets: GadgetSet::Bellperson,
+    },
+    Variant {
+        name: "gadgets",
+        about: "+ allocation-free SHA-256 gadgets (synthpool::sha256)",
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: false,
+        gadgets: GadgetSet::Synthpool,
     },
     Variant {
         name: "prefetch",
@@ -69,6 +81,15 @@ pub const VARIANTS: [Variant; 5] = [
         pool: false,
         kernel: EvalKernel::Prefetch,
         presize: false,
+        gadgets: GadgetSet::Bellperson,
+    },
+    Variant {
+        name: "bitvalues",
+        about: "+ evaluation kernel with the 0/1 witness-value fast path",
+        pool: false,
+        kernel: EvalKernel::BitValues,
+        presize: false,
+        gadgets: GadgetSet::Bellperson,
     },
     Variant {
         name: "presize",
@@ -76,13 +97,23 @@ pub const VARIANTS: [Variant; 5] = [
         pool: false,
         kernel: EvalKernel::Portable,
         presize: true,
+        gadgets: GadgetSet::Bellperson,
+    },
+    Variant {
+        name: "gadgets+pool",
+        about: "allocation-free gadgets + pool",
+        pool: true,
+        kernel: EvalKernel::Portable,
+        presize: false,
+        gadgets: GadgetSet::Synthpool,
     },
     Variant {
         name: "all",
-        about: "pool + prefetch + presize",
+        about: "gadgets + pool + presize + bit-value kernel with prefetch",
         pool: true,
-        kernel: EvalKernel::Prefetch,
+        kernel: EvalKernel::BitValuesPrefetch,
         presize: true,
+        gadgets: GadgetSet::Synthpool,
     },
 ];
 
@@ -120,9 +151,10 @@ impl Workload {
         }
     }
 
-    /// Synthesizes the workload with `options`.
+    /// Synthesizes the workload built with `gadgets`, with `options`.
     pub fn synthesize<Scalar>(
         &self,
+        gadgets: GadgetSet,
         options: &SynthesisOptions,
     ) -> Result<ProvingAssignment<Scalar>, SynthesisError>
     where
@@ -131,13 +163,17 @@ impl Workload {
         match *self {
             Workload::Labeling(n) => synthesize_with(
                 Mixed {
-                    labels: (0..n).map(|i| Labeling::sample(i as u64)).collect(),
+                    labels: (0..n)
+                        .map(|i| Labeling::sample(i as u64, gadgets))
+                        .collect(),
                     paths: Vec::new(),
                 },
                 options,
             ),
-            Workload::Merkle(depth) => synthesize_with(MerklePath::sample(7, depth), options),
-            Workload::Mixed(n) => synthesize_with(Mixed::sample(n), options),
+            Workload::Merkle(depth) => {
+                synthesize_with(MerklePath::sample(7, depth, gadgets), options)
+            }
+            Workload::Mixed(n) => synthesize_with(Mixed::sample(n, gadgets), options),
         }
     }
 }

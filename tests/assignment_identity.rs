@@ -11,7 +11,7 @@ use synthpool::{synthesize_with, EvalKernel, ProvingAssignment, SynthesisOptions
 fn variants() -> Vec<SynthesisOptions> {
     let mut out = Vec::new();
     for pool in [false, true] {
-        for kernel in [EvalKernel::Portable, EvalKernel::Prefetch] {
+        for kernel in EvalKernel::ALL {
             out.push(SynthesisOptions {
                 pool,
                 kernel,

@@ -37,7 +37,7 @@ macro_rules! end_to_end {
         let expected =
             groth16::create_proof_batch(circuits(&[3, 1 << 40]), &params, r.clone(), s.clone())
                 .unwrap();
-        for kernel in [EvalKernel::Portable, EvalKernel::Prefetch] {
+        for kernel in EvalKernel::ALL {
             for pool in [false, true] {
                 let options = SynthesisOptions {
                     pool,

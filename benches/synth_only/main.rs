@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
 use serde::Serialize;
+use synthpool::circuits::GadgetSet;
 use synthpool::variants::{Variant, Workload, VARIANTS};
 use synthpool::SynthesisOptions;
 
@@ -90,9 +91,13 @@ fn variants() -> Vec<Variant> {
     }
 }
 
-fn run(workload: &Workload, options: &SynthesisOptions) -> synthpool::ProvingAssignment<Fr> {
+fn run(
+    workload: &Workload,
+    gadgets: GadgetSet,
+    options: &SynthesisOptions,
+) -> synthpool::ProvingAssignment<Fr> {
     workload
-        .synthesize(options)
+        .synthesize(gadgets, options)
         .expect("the bench circuits are satisfiable")
 }
 
@@ -107,7 +112,12 @@ fn measure(
     reps: usize,
     counters: &mut counters::Counters,
 ) -> Vec<Row> {
-    let shape = run(workload, &SynthesisOptions::default()).shape();
+    let shape = run(
+        workload,
+        GadgetSet::Bellperson,
+        &SynthesisOptions::default(),
+    )
+    .shape();
     let n = shape.constraints as f64;
     // Round-robin repetitions, so drift on a noisy machine hits every variant alike.
     let mut times = vec![Vec::new(); variants.len()];
@@ -115,7 +125,7 @@ fn measure(
         for (variant, times) in variants.iter().zip(&mut times) {
             let options = variant.options(shape);
             let start = Instant::now();
-            drop(run(workload, &options));
+            drop(run(workload, variant.gadgets, &options));
             times.push(start.elapsed().as_nanos() as f64 / n);
         }
     }
@@ -123,7 +133,7 @@ fn measure(
     for (variant, times) in variants.iter().zip(times) {
         let options = variant.options(shape);
         let (before_calls, before_bytes) = alloc::totals();
-        let (assignment, readings) = counters.measure(|| run(workload, &options));
+        let (assignment, readings) = counters.measure(|| run(workload, variant.gadgets, &options));
         let (after_calls, after_bytes) = alloc::totals();
         let get = |name: &str| {
             readings
@@ -180,7 +190,7 @@ fn print_table(rows: &[Row]) {
             .expect("circuit has rows");
         println!("\n{circuit}: {} constraints", first.constraints);
         println!(
-            "{:<10} {:>9} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9} {:>8}",
+            "{:<13} {:>9} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9} {:>8}",
             "variant",
             "ns/cons",
             "ratio",
@@ -195,7 +205,7 @@ fn print_table(rows: &[Row]) {
         );
         for r in rows.iter().filter(|r| r.circuit == circuit) {
             println!(
-                "{:<10} {:>9.1} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8.3} {:>9.1} {:>8}{}",
+                "{:<13} {:>9.1} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8.3} {:>9.1} {:>8}{}",
                 r.variant,
                 r.ns_per_constraint,
                 cell(r.ratio_to_baseline, 3),
@@ -272,12 +282,17 @@ fn main() {
         .warm_up_time(std::time::Duration::from_millis(500))
         .configure_from_args();
     for workload in &workloads {
-        let shape = run(workload, &SynthesisOptions::default()).shape();
+        let shape = run(
+            workload,
+            GadgetSet::Bellperson,
+            &SynthesisOptions::default(),
+        )
+        .shape();
         let mut group = criterion.benchmark_group(workload.label());
         for variant in &variants {
             let options = variant.options(shape);
             group.bench_function(BenchmarkId::from_parameter(variant.name), |b| {
-                b.iter(|| run(workload, &options))
+                b.iter(|| run(workload, variant.gadgets, &options))
             });
         }
         group.finish();

@@ -5,9 +5,14 @@
 //! value a few terms ahead (compiled in with the `prefetch` feature on x86_64 and aarch64; on
 //! other targets or without the feature it falls back to the portable loop).
 //!
-//! Both follow bellperson's rules exactly: a term with a zero coefficient adds nothing and
-//! does not mark the density; coefficient one skips the multiplication. Coefficient minus one
-//! subtracts instead of multiplying, which gives the same field element.
+//! A second axis, also chosen at run time: the bit-value fast path, which looks at the
+//! assignment value first: a zero value adds nothing, a one adds the coefficient, so the
+//! boolean-heavy SHA-256 circuits evaluate almost without multiplications.
+//!
+//! All follow bellperson's rules exactly: a term with a zero coefficient adds nothing and
+//! does not mark the density (the density depends on the coefficient only, never on the
+//! value); coefficient one skips the multiplication. Coefficient minus one subtracts instead
+//! of multiplying. Field arithmetic is exact, so every path gives the same field element.
 
 mod hint;
 
@@ -22,15 +27,44 @@ pub enum EvalKernel {
     /// The same loop, prefetching the assignment value of the term [`PREFETCH_DISTANCE`]
     /// positions ahead.
     Prefetch,
+    /// The plain loop with the bit-value fast path.
+    BitValues,
+    /// Prefetching and the bit-value fast path.
+    BitValuesPrefetch,
 }
 
 impl EvalKernel {
-    /// Whether this kernel runs as named on this build: `Prefetch` without the `prefetch`
-    /// feature or on a target without a prefetch instruction runs the portable loop.
+    /// Every kernel, for tests and benches that compare them.
+    pub const ALL: [EvalKernel; 4] = [
+        EvalKernel::Portable,
+        EvalKernel::Prefetch,
+        EvalKernel::BitValues,
+        EvalKernel::BitValuesPrefetch,
+    ];
+
+    /// Whether this kernel runs as named on this build: the prefetching ones, without the
+    /// `prefetch` feature or on a target without a prefetch instruction, skip the prefetch.
     pub fn is_native(self) -> bool {
         match self {
-            EvalKernel::Portable => true,
-            EvalKernel::Prefetch => hint::PREFETCH_AVAILABLE,
+            EvalKernel::Portable | EvalKernel::BitValues => true,
+            EvalKernel::Prefetch | EvalKernel::BitValuesPrefetch => hint::PREFETCH_AVAILABLE,
+        }
+    }
+}
+
+/// Field constants the loop compares against, computed once per assignment rather than
+/// once per combination (negation is a field operation).
+#[derive(Clone, Copy, Debug)]
+pub struct Constants<Scalar> {
+    one: Scalar,
+    minus_one: Scalar,
+}
+
+impl<Scalar: PrimeField> Default for Constants<Scalar> {
+    fn default() -> Self {
+        Constants {
+            one: Scalar::ONE,
+            minus_one: -Scalar::ONE,
         }
     }
 }
@@ -52,23 +86,35 @@ pub struct OutOfRange {
 #[inline]
 pub fn evaluate<Scalar: PrimeField>(
     kernel: EvalKernel,
+    constants: &Constants<Scalar>,
     terms: &[(usize, Scalar)],
     values: &[Scalar],
     density: Option<&mut DensityTracker>,
 ) -> Result<Scalar, OutOfRange> {
     match kernel {
-        EvalKernel::Portable => accumulate::<Scalar, false>(terms, values, density),
-        EvalKernel::Prefetch => accumulate::<Scalar, true>(terms, values, density),
+        EvalKernel::Portable => {
+            accumulate::<Scalar, false, false>(constants, terms, values, density)
+        }
+        EvalKernel::Prefetch => {
+            accumulate::<Scalar, true, false>(constants, terms, values, density)
+        }
+        EvalKernel::BitValues => {
+            accumulate::<Scalar, false, true>(constants, terms, values, density)
+        }
+        EvalKernel::BitValuesPrefetch => {
+            accumulate::<Scalar, true, true>(constants, terms, values, density)
+        }
     }
 }
 
 #[inline(always)]
-fn accumulate<Scalar: PrimeField, const PREFETCH: bool>(
+fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool>(
+    constants: &Constants<Scalar>,
     terms: &[(usize, Scalar)],
     values: &[Scalar],
     mut density: Option<&mut DensityTracker>,
 ) -> Result<Scalar, OutOfRange> {
-    let minus_one = -Scalar::ONE;
+    let Constants { one, minus_one } = *constants;
     let mut acc = Scalar::ZERO;
     for (position, &(index, coeff)) in terms.iter().enumerate() {
         if PREFETCH {
@@ -87,15 +133,24 @@ fn accumulate<Scalar: PrimeField, const PREFETCH: bool>(
         if coeff == Scalar::ZERO {
             continue;
         }
-        if coeff == Scalar::ONE {
+        if let Some(tracker) = density.as_deref_mut() {
+            tracker.inc(index);
+        }
+        if BIT_VALUES {
+            if value == Scalar::ZERO {
+                continue;
+            }
+            if value == one {
+                acc += coeff;
+                continue;
+            }
+        }
+        if coeff == one {
             acc += value;
         } else if coeff == minus_one {
             acc -= value;
         } else {
             acc += value * coeff;
-        }
-        if let Some(tracker) = density.as_deref_mut() {
-            tracker.inc(index);
         }
     }
     Ok(acc)
@@ -115,7 +170,8 @@ mod tests {
 
     #[test]
     fn kernels_agree_and_skip_zero_terms_for_density() {
-        let values: Vec<Fr> = (1..=10u64).map(Fr::from).collect();
+        // Values 0 and 1 exercise the bit-value path, the others the general one.
+        let values: Vec<Fr> = [0u64, 2, 3, 4, 1, 6, 7, 8, 9, 10].map(Fr::from).to_vec();
         let terms = vec![
             (0, Fr::ONE),
             (2, -Fr::ONE),
@@ -124,10 +180,11 @@ mod tests {
             (7, Fr::ONE),
             (9, Fr::from(3u64)),
         ];
-        let expected = Fr::from(1 + 4 * 6 + 8 + 3 * 10u64) - Fr::from(3u64);
-        for kernel in [EvalKernel::Portable, EvalKernel::Prefetch] {
+        let expected = Fr::from(4 * 6 + 8 + 3 * 10u64) - Fr::from(3u64);
+        for kernel in EvalKernel::ALL {
             let mut density = tracker(values.len());
-            let got = evaluate(kernel, &terms, &values, Some(&mut density)).unwrap();
+            let constants = Constants::default();
+            let got = evaluate(kernel, &constants, &terms, &values, Some(&mut density)).unwrap();
             assert_eq!(got, expected, "{kernel:?}");
             assert_eq!(density.get_total_density(), 5);
             assert!(!density.bv[3]);
@@ -138,9 +195,9 @@ mod tests {
     fn out_of_range_terms_are_errors() {
         let values = vec![Fr::ONE; 3];
         let terms = vec![(0, Fr::ONE), (3, Fr::ONE)];
-        for kernel in [EvalKernel::Portable, EvalKernel::Prefetch] {
+        for kernel in EvalKernel::ALL {
             assert_eq!(
-                evaluate(kernel, &terms, &values, None),
+                evaluate(kernel, &Constants::default(), &terms, &values, None),
                 Err(OutOfRange { index: 3, len: 3 })
             );
         }
