@@ -11,6 +11,14 @@ use std::process::ExitCode;
 
 use synthpool::variants::{Variant, Workload};
 
+// The bench's counting allocator (jemalloc, or the system allocator with
+// `--features system-alloc`), so the runner reports allocations like the bench does.
+#[path = "../benches/synth_only/alloc.rs"]
+mod alloc;
+
+#[global_allocator]
+static ALLOCATOR: alloc::Counting = alloc::Counting;
+
 type Fr = blstrs::Scalar;
 
 struct Args {
@@ -67,18 +75,25 @@ fn main() -> ExitCode {
         }
     };
     let options = args.variant.options(shape);
+    let (calls_before, bytes_before) = alloc::totals();
     for _ in 0..args.reps {
         if let Err(e) = run(&options) {
             eprintln!("synth_runner: synthesis failed: {e}");
             return ExitCode::FAILURE;
         }
     }
+    let (calls_after, bytes_after) = alloc::totals();
+    // Per constraint over the measured repetitions; the first, shape-finding run excluded.
+    let per_constraint = |x: u64| x as f64 / (shape.constraints * args.reps.max(1)) as f64;
     println!(
-        "circuit={} variant={} constraints={} reps={}",
-        args.workload.label(),
+        "circuit={} variant={} allocator={} constraints={} reps={} allocations_per_constraint={:.4} bytes_per_constraint={:.1}",
+        args.workload.label().replace(' ', "_"),
         args.variant.name,
+        alloc::NAME,
         shape.constraints,
-        args.reps
+        args.reps,
+        per_constraint(calls_after - calls_before),
+        per_constraint(bytes_after - bytes_before),
     );
     ExitCode::SUCCESS
 }
