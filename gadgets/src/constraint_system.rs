@@ -290,9 +290,7 @@ impl<'a, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> Drop for Namespace<'a
 }
 
 /// Lets gadgets take `&mut cs` wherever they take a constraint system by value.
-impl<'cs, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar>
-    for &'cs mut CS
-{
+impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> for &mut CS {
     type Root = CS::Root;
 
     fn one() -> Variable {

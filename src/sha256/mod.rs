@@ -97,6 +97,9 @@ where
 /// one round become single `addmany` calls with all their terms).
 type Deferred = ArrayVec<UInt32, MAX_ADDMANY_OPERANDS>;
 
+// Both variants stay inline: boxing the deferred operands would cost two allocations a round,
+// which is what these gadgets exist to avoid.
+#[allow(clippy::large_enum_variant)]
 enum Word {
     Known(UInt32),
     Deferred(Deferred),

@@ -301,6 +301,12 @@ impl Circuit<Fr> for NumCircuit {
     }
 }
 
+/// Every term of a linear combination, as iterated.
+pub type Terms = Vec<(Variable, Fr)>;
+
+/// A constraint's path with its A, B and C terms.
+pub type RecordedConstraint = (String, Terms, Terms, Terms);
+
 /// Records names, constraints (every term) and values of a synthesis; with `values` false
 /// it never runs a value closure, as parameter generation does.
 #[derive(Default, PartialEq, Debug)]
@@ -309,12 +315,7 @@ pub struct ShapeRecorder {
     pub namespace: Vec<String>,
     pub inputs: Vec<(String, Option<Fr>)>,
     pub aux: Vec<(String, Option<Fr>)>,
-    pub constraints: Vec<(
-        String,
-        Vec<(Variable, Fr)>,
-        Vec<(Variable, Fr)>,
-        Vec<(Variable, Fr)>,
-    )>,
+    pub constraints: Vec<RecordedConstraint>,
 }
 
 impl ShapeRecorder {
@@ -344,7 +345,7 @@ impl ShapeRecorder {
     }
 }
 
-fn all_terms(lc: &LinearCombination<Fr>) -> Vec<(Variable, Fr)> {
+fn all_terms(lc: &LinearCombination<Fr>) -> Terms {
     lc.iter().map(|(v, c)| (v, *c)).collect()
 }
 
