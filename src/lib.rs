@@ -8,9 +8,11 @@
 
 pub mod assignment;
 pub mod circuits;
+pub mod counters;
 pub mod eval;
 pub mod pool;
 pub mod prover;
+pub mod report;
 pub mod sha256;
 pub mod variants;
 

@@ -12,13 +12,13 @@
 //! `target/synth_only/report.json`.
 
 mod alloc;
-mod counters;
 
 use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
-use serde::Serialize;
 use synthpool::circuits::GadgetSet;
+use synthpool::counters;
+use synthpool::report::{Report, Row};
 use synthpool::variants::{Variant, Workload, VARIANTS};
 use synthpool::SynthesisOptions;
 
@@ -26,36 +26,6 @@ use synthpool::SynthesisOptions;
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
 type Fr = blstrs::Scalar;
-
-/// One row of the report. Field names are the JSON schema; keep them stable.
-#[derive(Serialize)]
-struct Row {
-    circuit: String,
-    variant: &'static str,
-    description: &'static str,
-    constraints: usize,
-    ns_per_constraint: f64,
-    ratio_to_baseline: Option<f64>,
-    instructions_per_constraint: Option<f64>,
-    ipc: Option<f64>,
-    cache_miss_rate: Option<f64>,
-    l1d_misses_per_constraint: Option<f64>,
-    branch_miss_rate: Option<f64>,
-    task_clock_ns: Option<f64>,
-    page_faults: Option<f64>,
-    counters_scaled: bool,
-    allocations_per_constraint: f64,
-    bytes_per_constraint: f64,
-    pool_hit_rate: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    schema: u32,
-    allocator: &'static str,
-    hardware_counters: Option<&'a str>,
-    rows: &'a [Row],
-}
 
 fn env_list(name: &str) -> Option<Vec<String>> {
     std::env::var(name).ok().map(|v| {
@@ -176,66 +146,6 @@ fn measure(
     rows
 }
 
-fn cell(x: Option<f64>, digits: usize) -> String {
-    x.map_or_else(|| "n/a".to_string(), |v| format!("{v:.digits$}"))
-}
-
-fn print_table(rows: &[Row]) {
-    let mut circuits: Vec<&str> = rows.iter().map(|r| r.circuit.as_str()).collect();
-    circuits.dedup();
-    for circuit in circuits {
-        let first = rows
-            .iter()
-            .find(|r| r.circuit == circuit)
-            .expect("circuit has rows");
-        println!("\n{circuit}: {} constraints", first.constraints);
-        println!(
-            "{:<13} {:>9} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9} {:>8}",
-            "variant",
-            "ns/cons",
-            "ratio",
-            "instr/c",
-            "IPC",
-            "cache%",
-            "L1d/c",
-            "br-miss%",
-            "alloc/c",
-            "bytes/c",
-            "pool-hit"
-        );
-        for r in rows.iter().filter(|r| r.circuit == circuit) {
-            println!(
-                "{:<13} {:>9.1} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8.3} {:>9.1} {:>8}{}",
-                r.variant,
-                r.ns_per_constraint,
-                cell(r.ratio_to_baseline, 3),
-                cell(r.instructions_per_constraint, 0),
-                cell(r.ipc, 2),
-                cell(r.cache_miss_rate.map(|x| 100.0 * x), 2),
-                cell(r.l1d_misses_per_constraint, 2),
-                cell(r.branch_miss_rate.map(|x| 100.0 * x), 2),
-                r.allocations_per_constraint,
-                r.bytes_per_constraint,
-                cell(r.pool_hit_rate, 4),
-                if r.counters_scaled { "  (scaled)" } else { "" }
-            );
-        }
-    }
-}
-
-fn write_json(report: &Report) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/synth_only");
-    let path = dir.join("report.json");
-    let written = std::fs::create_dir_all(&dir).and_then(|_| {
-        let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
-        std::fs::write(&path, json)
-    });
-    match written {
-        Ok(()) => println!("\nreport written to {}", path.display()),
-        Err(e) => eprintln!("\ncould not write {}: {e}", path.display()),
-    }
-}
-
 fn main() {
     let workloads = workloads();
     let variants = variants();
@@ -266,13 +176,19 @@ fn main() {
         .iter()
         .flat_map(|w| measure(w, &variants, reps, &mut counters))
         .collect();
-    print_table(&rows);
-    write_json(&Report {
-        schema: 1,
+    let report = Report {
+        schema: synthpool::report::SCHEMA,
         allocator: alloc::NAME,
         hardware_counters: counters.unavailable.as_deref(),
         rows: &rows,
-    });
+    };
+    print!("{}", report.table());
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/synth_only/report.json");
+    match report.write_json(&path) {
+        Ok(()) => println!("\nreport written to {}", path.display()),
+        Err(e) => eprintln!("\nsynth_only: {e}"),
+    }
 
     if std::env::var("SYNTH_CRITERION").as_deref() == Ok("0") {
         return;

@@ -56,50 +56,27 @@ where
 
 impl<Scalar: PrimeField> AllocatedNum<Scalar> {
     /// Allocates a private number whose value `value` computes.
-    pub fn alloc<CS, F>(mut cs: CS, value: F) -> Result<Self, SynthesisError>
+    pub fn alloc<CS, F>(cs: CS, value: F) -> Result<Self, SynthesisError>
     where
         CS: ConstraintSystem<Scalar>,
         F: FnOnce() -> Result<Scalar, SynthesisError>,
     {
-        let mut known = None;
-        let variable = cs.alloc(
-            || "num",
-            || {
-                let v = value()?;
-                known = Some(v);
-                Ok(v)
-            },
-        )?;
-        Ok(AllocatedNum {
-            value: known,
-            variable,
-        })
+        Self::alloc_maybe_input(cs, false, value)
     }
 
     /// Allocates a public input number whose value `value` computes.
-    pub fn alloc_input<CS, F>(mut cs: CS, value: F) -> Result<Self, SynthesisError>
+    pub fn alloc_input<CS, F>(cs: CS, value: F) -> Result<Self, SynthesisError>
     where
         CS: ConstraintSystem<Scalar>,
         F: FnOnce() -> Result<Scalar, SynthesisError>,
     {
-        let mut known = None;
-        let variable = cs.alloc_input(
-            || "input num",
-            || {
-                let v = value()?;
-                known = Some(v);
-                Ok(v)
-            },
-        )?;
-        Ok(AllocatedNum {
-            value: known,
-            variable,
-        })
+        Self::alloc_maybe_input(cs, true, value)
     }
 
-    /// [`Self::alloc_input`] when `is_input`, else [`Self::alloc`].
+    /// [`Self::alloc_input`] when `is_input`, else [`Self::alloc`]. The value is recorded
+    /// only when the constraint system runs the value closure, as upstream does.
     pub fn alloc_maybe_input<CS, F>(
-        cs: CS,
+        mut cs: CS,
         is_input: bool,
         value: F,
     ) -> Result<Self, SynthesisError>
@@ -107,11 +84,21 @@ impl<Scalar: PrimeField> AllocatedNum<Scalar> {
         CS: ConstraintSystem<Scalar>,
         F: FnOnce() -> Result<Scalar, SynthesisError>,
     {
-        if is_input {
-            Self::alloc_input(cs, value)
+        let mut known = None;
+        let recording = || {
+            let v = value()?;
+            known = Some(v);
+            Ok(v)
+        };
+        let variable = if is_input {
+            cs.alloc_input(|| "input num", recording)?
         } else {
-            Self::alloc(cs, value)
-        }
+            cs.alloc(|| "num", recording)?
+        };
+        Ok(AllocatedNum {
+            value: known,
+            variable,
+        })
     }
 
     /// Exposes this number as a new public input tied to it by `input * 1 = self`.

@@ -1,4 +1,5 @@
-//! Hardware and software counters around one synthesis, read as one perf-event group.
+//! Hardware and software counters around a region of code, read as one perf-event group;
+//! the synth_only bench counts each synthesis with it.
 //!
 //! Hardware events are often unavailable (virtual machines without a PMU: ENOENT; hosts
 //! with `perf_event_paranoid` too high: EACCES). Then the group holds the software events
@@ -13,11 +14,13 @@ use perf_event::{Builder, Counter, Group};
 /// by time enabled / time running.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Reading {
+    /// The count (scaled when `scaled`).
     pub value: f64,
+    /// Whether the count was multiplexed and scaled.
     pub scaled: bool,
 }
 
-/// Names of the events, in report order.
+/// Names of the hardware events, in report order.
 pub const HARDWARE: [&str; 7] = [
     "cycles",
     "instructions",
@@ -27,6 +30,7 @@ pub const HARDWARE: [&str; 7] = [
     "branch_instructions",
     "branch_misses",
 ];
+/// Names of the software events.
 pub const SOFTWARE: [&str; 2] = ["task_clock_ns", "page_faults"];
 
 fn hardware_event(name: &str) -> Event {
@@ -165,5 +169,40 @@ impl Counters {
             })
             .collect();
         (result, readings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counting_never_fails_and_says_why_hardware_is_missing() {
+        let mut counters = Counters::open();
+        let (sum, readings) = counters.measure(|| (0..100_000u64).sum::<u64>());
+        assert_eq!(sum, 4_999_950_000);
+        match &counters.unavailable {
+            // Hardware events opened: every event is read.
+            None => assert_eq!(readings.len(), HARDWARE.len() + SOFTWARE.len()),
+            Some(reason) => {
+                assert!(reason.contains("hardware performance counters"), "{reason}");
+                assert!(readings.iter().all(|(name, _)| SOFTWARE.contains(name)));
+            }
+        }
+        println!(
+            "unavailable: {:?}; readings: {readings:?}",
+            counters.unavailable
+        );
+    }
+
+    #[test]
+    fn explanations_name_the_fix() {
+        let missing = explain(&io::Error::from_raw_os_error(2));
+        assert!(
+            missing.contains("not available") && missing.contains("--sim"),
+            "{missing}"
+        );
+        let denied = explain(&io::Error::from_raw_os_error(13));
+        assert!(denied.contains("perf_event_paranoid"), "{denied}");
     }
 }
