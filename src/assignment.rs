@@ -99,6 +99,30 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         assignment
     }
 
+    /// An assignment from values computed elsewhere (pre-compiled evaluation): its pool is
+    /// off and it evaluates further constraints with the portable kernel.
+    pub(crate) fn from_evaluation(
+        [a, b, c]: [Vec<Scalar>; 3],
+        input_assignment: Vec<Scalar>,
+        aux_assignment: Vec<Scalar>,
+        [a_aux_density, b_input_density, b_aux_density]: [DensityTracker; 3],
+    ) -> Self {
+        ProvingAssignment {
+            a_aux_density,
+            b_input_density,
+            b_aux_density,
+            a,
+            b,
+            c,
+            input_assignment,
+            aux_assignment,
+            pool: None,
+            kernel: EvalKernel::Portable,
+            constants: Constants::default(),
+            fault: None,
+        }
+    }
+
     /// Reserves room for `shape` beyond what is already held.
     pub fn reserve(&mut self, shape: Shape) {
         self.a.reserve(shape.constraints);

@@ -10,6 +10,7 @@ pub mod assignment;
 pub mod circuits;
 pub mod counters;
 pub mod eval;
+pub mod pce;
 pub mod pool;
 pub mod prover;
 pub mod report;

@@ -1,0 +1,216 @@
+//! Pre-compiled constraint evaluation: record a circuit's R1CS once into dictionary-coded
+//! CSR matrices, then synthesize each proof by witness generation (value closures only) and
+//! sparse evaluation, instead of rebuilding every linear combination.
+//!
+//! The result is a [`ProvingAssignment`] equal, field for field and bit for bit, to what
+//! [`crate::synthesize`] produces for the same circuit: zero terms are dropped when recording
+//! exactly where evaluation skips them, and densities follow the same rules.
+//!
+//! ```no_run
+//! # fn demo<C: bellpepper_core::Circuit<blstrs::Scalar> + Clone>(circuit: C) -> Result<(), bellpepper_core::SynthesisError> {
+//! use synthpool::pce::PreparedCircuit;
+//! let prepared = PreparedCircuit::record(circuit.clone())?; // once per circuit shape
+//! prepared.save(std::path::Path::new("porep.pce"))?;        // optional, versioned, checked
+//! let witness = prepared.witness(circuit)?;                 // per proof: values only
+//! let assignment = prepared.evaluate(witness)?;             // A·w, B·w, C·w (rayon)
+//! # Ok(()) }
+//! ```
+
+mod file;
+mod kernel;
+mod matrix;
+mod record;
+mod witness;
+
+use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+use ec_gpu_gen::multiexp_cpu::DensityTracker;
+use ff::PrimeField;
+use rayon::prelude::*;
+
+pub use self::matrix::Matrix;
+pub use self::record::Recorder;
+pub use self::witness::Witness;
+
+use self::kernel::{classify, Coeff, RowContext};
+use self::matrix::INPUT_FLAG;
+use crate::assignment::{ProvingAssignment, Shape};
+
+/// Rows evaluated per rayon task.
+const ROWS_PER_TASK: usize = 4096;
+
+/// A circuit's recorded constraint matrices, ready to evaluate witnesses against.
+pub struct PreparedCircuit<Scalar: PrimeField> {
+    inputs: usize,
+    aux: usize,
+    a: Matrix,
+    b: Matrix,
+    c: Matrix,
+    dictionary: Vec<Scalar>,
+    classes: Vec<Coeff<Scalar>>,
+    a_aux_density: DensityTracker,
+    b_input_density: DensityTracker,
+    b_aux_density: DensityTracker,
+}
+
+/// Marks every variable with a term in `matrix`: inputs in `inputs` (when given), aux in `aux`.
+fn mark_density(
+    matrix: &Matrix,
+    mut inputs: Option<&mut DensityTracker>,
+    aux: &mut DensityTracker,
+) {
+    for &column in &matrix.columns {
+        if column & INPUT_FLAG == 0 {
+            aux.inc(column as usize);
+        } else if let Some(inputs) = inputs.as_deref_mut() {
+            inputs.inc((column & !INPUT_FLAG) as usize);
+        }
+    }
+}
+
+fn empty_density(len: usize) -> DensityTracker {
+    let mut density = DensityTracker::new();
+    density.bv.resize(len, false);
+    density
+}
+
+impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
+    /// Builds the prepared circuit from checked parts, deriving the classes and densities.
+    fn from_parts(
+        inputs: usize,
+        aux: usize,
+        [a, b, c]: [Matrix; 3],
+        dictionary: Vec<Scalar>,
+    ) -> Self {
+        let mut a_aux_density = empty_density(aux);
+        let mut b_input_density = empty_density(inputs);
+        let mut b_aux_density = empty_density(aux);
+        mark_density(&a, None, &mut a_aux_density);
+        mark_density(&b, Some(&mut b_input_density), &mut b_aux_density);
+        PreparedCircuit {
+            inputs,
+            aux,
+            classes: classify(&dictionary),
+            a,
+            b,
+            c,
+            dictionary,
+            a_aux_density,
+            b_input_density,
+            b_aux_density,
+        }
+    }
+
+    /// Records `circuit` (its witness values are not needed and not computed): the constant
+    /// one input, the circuit, then `input * 0 = 0` per input, as the prover synthesizes.
+    pub fn record<C: Circuit<Scalar>>(circuit: C) -> Result<Self, SynthesisError> {
+        let mut recorder = Recorder::<Scalar>::new();
+        recorder.alloc_input(|| "", || Ok(Scalar::ONE))?;
+        circuit.synthesize(&mut recorder)?;
+        recorder.add_input_constraints();
+        if let Some(fault) = recorder.fault {
+            return Err(SynthesisError::IncompatibleLengthVector(fault));
+        }
+        Ok(Self::from_parts(
+            recorder.inputs,
+            recorder.aux,
+            [recorder.a, recorder.b, recorder.c],
+            recorder.dictionary.values,
+        ))
+    }
+
+    /// The recorded shape.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            inputs: self.inputs,
+            aux: self.aux,
+            constraints: self.a.rows(),
+        }
+    }
+
+    /// Nonzero terms in A, B and C together.
+    pub fn nonzeros(&self) -> usize {
+        self.a.nonzeros() + self.b.nonzeros() + self.c.nonzeros()
+    }
+
+    /// Distinct coefficients.
+    pub fn dictionary_len(&self) -> usize {
+        self.dictionary.len()
+    }
+
+    /// Bytes of the three matrices and the dictionary per nonzero term, in memory (the file
+    /// adds a fixed header and trailer only).
+    pub fn bytes_per_nonzero(&self) -> f64 {
+        let matrices = self.a.bytes() + self.b.bytes() + self.c.bytes();
+        let dictionary = self.dictionary.len() * std::mem::size_of::<Scalar>();
+        (matrices + dictionary) as f64 / self.nonzeros().max(1) as f64
+    }
+
+    /// Computes the witness of `circuit` (value closures only; no constraint is built) into
+    /// vectors sized for the recorded shape.
+    pub fn witness<C: Circuit<Scalar>>(
+        &self,
+        circuit: C,
+    ) -> Result<Witness<Scalar>, SynthesisError> {
+        let mut witness = Witness::with_capacity(self.inputs, self.aux);
+        witness.alloc_input(|| "", || Ok(Scalar::ONE))?;
+        circuit.synthesize(&mut witness)?;
+        Ok(witness)
+    }
+
+    /// Evaluates A·w, B·w, C·w on the rayon pool and returns the assignment the prover takes
+    /// (the witness vectors move into it). A witness of another shape is an error.
+    pub fn evaluate(
+        &self,
+        witness: Witness<Scalar>,
+    ) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        if witness.inputs.len() != self.inputs || witness.aux.len() != self.aux {
+            return Err(SynthesisError::IncompatibleLengthVector(format!(
+                "the witness has {} inputs and {} aux values, the recorded circuit {} and {}",
+                witness.inputs.len(),
+                witness.aux.len(),
+                self.inputs,
+                self.aux
+            )));
+        }
+        let context = RowContext {
+            inputs: &witness.inputs,
+            aux: &witness.aux,
+            dictionary: &self.dictionary,
+            classes: &self.classes,
+        };
+        let rows = self.a.rows();
+        let mut a = vec![Scalar::ZERO; rows];
+        let mut b = vec![Scalar::ZERO; rows];
+        let mut c = vec![Scalar::ZERO; rows];
+        a.par_chunks_mut(ROWS_PER_TASK)
+            .zip(b.par_chunks_mut(ROWS_PER_TASK))
+            .zip(c.par_chunks_mut(ROWS_PER_TASK))
+            .enumerate()
+            .for_each(|(task, ((a, b), c))| {
+                let first = task * ROWS_PER_TASK;
+                for (offset, ((a, b), c)) in a.iter_mut().zip(b).zip(c).enumerate() {
+                    *a = context.row(&self.a, first + offset);
+                    *b = context.row(&self.b, first + offset);
+                    *c = context.row(&self.c, first + offset);
+                }
+            });
+        Ok(ProvingAssignment::from_evaluation(
+            [a, b, c],
+            witness.inputs,
+            witness.aux,
+            [
+                self.a_aux_density.clone(),
+                self.b_input_density.clone(),
+                self.b_aux_density.clone(),
+            ],
+        ))
+    }
+
+    /// [`Self::witness`] then [`Self::evaluate`].
+    pub fn synthesize<C: Circuit<Scalar>>(
+        &self,
+        circuit: C,
+    ) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        self.evaluate(self.witness(circuit)?)
+    }
+}
