@@ -5,11 +5,13 @@
 //!
 //! Every variant first synthesizes once with its own options (the presize variant takes its
 //! shape from that run), then `--reps` more times, so each process does the same work apart
-//! from what the variant changes.
+//! from what the variant changes. Pre-compiled variants record the circuit first; that
+//! one-off recording is part of the process, so compare them with `--reps` of several.
 
 use std::process::ExitCode;
 
-use synthpool::variants::{Variant, Workload};
+use synthpool::pce::PreparedCircuit;
+use synthpool::variants::{Prepared, Variant, Workload};
 
 // The bench's counting allocator (jemalloc, or the system allocator with
 // `--features system-alloc`), so the runner reports allocations like the bench does.
@@ -75,9 +77,27 @@ fn main() -> ExitCode {
         }
     };
     let options = args.variant.options(shape);
+    let prepared = match args.variant.prepared {
+        Prepared::No => None,
+        _ => match PreparedCircuit::<Fr>::record(args.workload.circuit(args.variant.gadgets)) {
+            Ok(prepared) => Some(prepared),
+            Err(e) => {
+                eprintln!("synth_runner: recording failed: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
     let (calls_before, bytes_before) = alloc::totals();
     for _ in 0..args.reps {
-        if let Err(e) = run(&options) {
+        let result = match &prepared {
+            Some(prepared) => args.workload.synthesize_prepared(
+                prepared,
+                args.variant.gadgets,
+                args.variant.prepared,
+            ),
+            None => run(&options),
+        };
+        if let Err(e) = result {
             eprintln!("synth_runner: synthesis failed: {e}");
             return ExitCode::FAILURE;
         }

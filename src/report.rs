@@ -1,6 +1,6 @@
 //! The synth_only report: one table per circuit for people, JSON for scripts.
 //!
-//! JSON schema ([`SCHEMA`] = 1): an object with `schema`, `allocator` ("jemalloc" or
+//! JSON schema ([`SCHEMA`] = 2; 2 added the pre-compiled figures): an object with `schema`, `allocator` ("jemalloc" or
 //! "system"), `hardware_counters` (null, or why hardware counters were unavailable) and
 //! `rows`, one per circuit and variant, with exactly the fields of [`Row`]. Optional figures
 //! are null when not measured. Field names are stable; a change bumps [`SCHEMA`].
@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::Serialize;
 
 /// Version of the JSON layout.
-pub const SCHEMA: u32 = 1;
+pub const SCHEMA: u32 = 2;
 
 /// One circuit synthesized with one variant.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -51,6 +51,16 @@ pub struct Row {
     pub bytes_per_constraint: f64,
     /// Fraction of LC buffers served by the pool, when the pool is on.
     pub pool_hit_rate: Option<f64>,
+    /// Pre-compiled variants: the one-off recording, in milliseconds.
+    pub record_ms: Option<f64>,
+    /// Pre-compiled variants: witness generation per constraint.
+    pub witness_ns_per_constraint: Option<f64>,
+    /// Pre-compiled variants: evaluation per constraint.
+    pub evaluate_ns_per_constraint: Option<f64>,
+    /// Pre-compiled variants: bytes per nonzero of the recorded matrices.
+    pub bytes_per_nonzero: Option<f64>,
+    /// Pre-compiled variants: distinct coefficients.
+    pub dictionary_len: Option<usize>,
 }
 
 /// The whole report.
@@ -112,6 +122,27 @@ impl Report<'_> {
                     r.bytes_per_constraint,
                     cell(r.pool_hit_rate, 4),
                     if r.counters_scaled { "  (scaled)" } else { "" }
+                );
+            }
+        }
+        let prepared: Vec<&Row> = self.rows.iter().filter(|r| r.record_ms.is_some()).collect();
+        if !prepared.is_empty() {
+            let _ = writeln!(
+                out,
+                "\npre-compiled: {:<16} {:<9} {:>10} {:>10} {:>10} {:>8} {:>6}",
+                "circuit", "variant", "record ms", "witness/c", "eval/c", "B/nnz", "dict"
+            );
+            for r in prepared {
+                let _ = writeln!(
+                    out,
+                    "              {:<16} {:<9} {:>10} {:>10} {:>10} {:>8} {:>6}",
+                    r.circuit,
+                    r.variant,
+                    cell(r.record_ms, 0),
+                    cell(r.witness_ns_per_constraint, 1),
+                    cell(r.evaluate_ns_per_constraint, 1),
+                    cell(r.bytes_per_nonzero, 2),
+                    r.dictionary_len.map_or("n/a".into(), |d| d.to_string())
                 );
             }
         }
@@ -195,7 +226,7 @@ mod tests {
             rows: &rows,
         };
         let value: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
-        assert_eq!(value["schema"], 1);
+        assert_eq!(value["schema"], 2);
         assert_eq!(value["allocator"], "system");
         assert!(value["hardware_counters"].is_null());
         let row = &value["rows"][1];
@@ -212,11 +243,14 @@ mod tests {
                 "allocations_per_constraint",
                 "branch_miss_rate",
                 "bytes_per_constraint",
+                "bytes_per_nonzero",
                 "cache_miss_rate",
                 "circuit",
                 "constraints",
                 "counters_scaled",
                 "description",
+                "dictionary_len",
+                "evaluate_ns_per_constraint",
                 "instructions_per_constraint",
                 "ipc",
                 "l1d_misses_per_constraint",
@@ -224,8 +258,10 @@ mod tests {
                 "page_faults",
                 "pool_hit_rate",
                 "ratio_to_baseline",
+                "record_ms",
                 "task_clock_ns",
                 "variant",
+                "witness_ns_per_constraint",
             ]
         );
         assert_eq!(row["ipc"], 2.5);

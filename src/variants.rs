@@ -6,6 +6,7 @@ use bellpepper_core::SynthesisError;
 use crate::assignment::{ProvingAssignment, Shape, SynthesisOptions};
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
 use crate::eval::EvalKernel;
+use crate::pce::PreparedCircuit;
 use crate::prover::synthesize_with;
 
 /// One optimization setting, measured against `baseline`.
@@ -23,6 +24,19 @@ pub struct Variant {
     pub presize: bool,
     /// The SHA-256 gadgets the circuit is built with.
     pub gadgets: GadgetSet,
+    /// Synthesize through a pre-compiled circuit (record once; then witness + evaluate).
+    pub prepared: Prepared,
+}
+
+/// Whether and how a variant uses pre-compiled evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prepared {
+    /// Direct synthesis into a `ProvingAssignment`.
+    No,
+    /// Witness generation, then evaluation on the whole rayon pool.
+    AllThreads,
+    /// Witness generation, then evaluation on one thread.
+    OneThread,
 }
 
 impl Variant {
@@ -50,7 +64,7 @@ impl Variant {
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 8] = [
+pub const VARIANTS: [Variant; 10] = [
     Variant {
         name: "baseline",
         about: "bellperson gadgets, fresh LCs per enforce, portable kernel, growing vectors",
@@ -58,6 +72,7 @@ pub const VARIANTS: [Variant; 8] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Bellperson,
+        prepared: Prepared::No,
     },
     Variant {
         name: "pool",
@@ -66,6 +81,7 @@ pub const VARIANTS: [Variant; 8] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Bellperson,
+        prepared: Prepared::No,
     },
     Variant {
         name: "gadgets",
@@ -74,6 +90,7 @@ pub const VARIANTS: [Variant; 8] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Synthpool,
+        prepared: Prepared::No,
     },
     Variant {
         name: "prefetch",
@@ -82,6 +99,7 @@ pub const VARIANTS: [Variant; 8] = [
         kernel: EvalKernel::Prefetch,
         presize: false,
         gadgets: GadgetSet::Bellperson,
+        prepared: Prepared::No,
     },
     Variant {
         name: "bitvalues",
@@ -90,6 +108,7 @@ pub const VARIANTS: [Variant; 8] = [
         kernel: EvalKernel::BitValues,
         presize: false,
         gadgets: GadgetSet::Bellperson,
+        prepared: Prepared::No,
     },
     Variant {
         name: "presize",
@@ -98,6 +117,7 @@ pub const VARIANTS: [Variant; 8] = [
         kernel: EvalKernel::Portable,
         presize: true,
         gadgets: GadgetSet::Bellperson,
+        prepared: Prepared::No,
     },
     Variant {
         name: "gadgets+pool",
@@ -106,6 +126,7 @@ pub const VARIANTS: [Variant; 8] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Synthpool,
+        prepared: Prepared::No,
     },
     Variant {
         name: "all",
@@ -114,6 +135,25 @@ pub const VARIANTS: [Variant; 8] = [
         kernel: EvalKernel::BitValuesPrefetch,
         presize: true,
         gadgets: GadgetSet::Synthpool,
+        prepared: Prepared::No,
+    },
+    Variant {
+        name: "pce-1t",
+        about: "pre-compiled: witness (our gadgets) + CSR evaluation on one thread",
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: false,
+        gadgets: GadgetSet::Synthpool,
+        prepared: Prepared::OneThread,
+    },
+    Variant {
+        name: "pce",
+        about: "pre-compiled: witness (our gadgets) + CSR evaluation on all threads",
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: false,
+        gadgets: GadgetSet::Synthpool,
+        prepared: Prepared::AllThreads,
     },
 ];
 
@@ -151,6 +191,23 @@ impl Workload {
         }
     }
 
+    /// The workload's circuit, built with `gadgets`.
+    pub fn circuit(&self, gadgets: GadgetSet) -> Mixed {
+        match *self {
+            Workload::Labeling(n) => Mixed {
+                labels: (0..n)
+                    .map(|i| Labeling::sample(i as u64, gadgets))
+                    .collect(),
+                paths: Vec::new(),
+            },
+            Workload::Merkle(depth) => Mixed {
+                labels: Vec::new(),
+                paths: vec![MerklePath::sample(7, depth, gadgets)],
+            },
+            Workload::Mixed(n) => Mixed::sample(n, gadgets),
+        }
+    }
+
     /// Synthesizes the workload built with `gadgets`, with `options`.
     pub fn synthesize<Scalar>(
         &self,
@@ -160,20 +217,27 @@ impl Workload {
     where
         Scalar: ff::PrimeField + ff::PrimeFieldBits,
     {
-        match *self {
-            Workload::Labeling(n) => synthesize_with(
-                Mixed {
-                    labels: (0..n)
-                        .map(|i| Labeling::sample(i as u64, gadgets))
-                        .collect(),
-                    paths: Vec::new(),
-                },
-                options,
-            ),
-            Workload::Merkle(depth) => {
-                synthesize_with(MerklePath::sample(7, depth, gadgets), options)
-            }
-            Workload::Mixed(n) => synthesize_with(Mixed::sample(n, gadgets), options),
+        synthesize_with(self.circuit(gadgets), options)
+    }
+
+    /// Witness generation and evaluation against `prepared`, on one thread or the rayon pool.
+    pub fn synthesize_prepared<Scalar>(
+        &self,
+        prepared: &PreparedCircuit<Scalar>,
+        gadgets: GadgetSet,
+        mode: Prepared,
+    ) -> Result<ProvingAssignment<Scalar>, SynthesisError>
+    where
+        Scalar: ff::PrimeField + ff::PrimeFieldBits,
+    {
+        let run = || prepared.synthesize(self.circuit(gadgets));
+        match mode {
+            Prepared::OneThread => rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .map_err(|e| SynthesisError::IoError(std::io::Error::other(e)))?
+                .install(run),
+            Prepared::AllThreads | Prepared::No => run(),
         }
     }
 }

@@ -18,9 +18,10 @@ use std::time::Instant;
 use criterion::{BenchmarkId, Criterion};
 use synthpool::circuits::GadgetSet;
 use synthpool::counters;
+use synthpool::pce::PreparedCircuit;
 use synthpool::report::{Report, Row};
-use synthpool::variants::{Variant, Workload, VARIANTS};
-use synthpool::SynthesisOptions;
+use synthpool::variants::{Prepared, Variant, Workload, VARIANTS};
+use synthpool::{Shape, SynthesisOptions};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -61,19 +62,75 @@ fn variants() -> Vec<Variant> {
     }
 }
 
+/// Recorded circuits of one workload, by gadget set, with the time each recording took.
+struct Recordings(Vec<(GadgetSet, PreparedCircuit<Fr>, f64)>);
+
+impl Recordings {
+    fn new(workload: &Workload, variants: &[Variant]) -> Self {
+        let mut recorded: Vec<(GadgetSet, PreparedCircuit<Fr>, f64)> = Vec::new();
+        for variant in variants.iter().filter(|v| v.prepared != Prepared::No) {
+            if recorded.iter().all(|(g, _, _)| *g != variant.gadgets) {
+                let start = Instant::now();
+                let prepared = PreparedCircuit::record(workload.circuit(variant.gadgets))
+                    .expect("the bench circuits record");
+                recorded.push((
+                    variant.gadgets,
+                    prepared,
+                    start.elapsed().as_secs_f64() * 1e3,
+                ));
+            }
+        }
+        Recordings(recorded)
+    }
+
+    fn get(&self, gadgets: GadgetSet) -> Option<&(GadgetSet, PreparedCircuit<Fr>, f64)> {
+        self.0.iter().find(|(g, _, _)| *g == gadgets)
+    }
+}
+
 fn run(
     workload: &Workload,
-    gadgets: GadgetSet,
-    options: &SynthesisOptions,
+    variant: &Variant,
+    shape: Shape,
+    recordings: &Recordings,
 ) -> synthpool::ProvingAssignment<Fr> {
-    workload
-        .synthesize(gadgets, options)
-        .expect("the bench circuits are satisfiable")
+    let result = match recordings.get(variant.gadgets) {
+        Some((_, prepared, _)) if variant.prepared != Prepared::No => {
+            workload.synthesize_prepared(prepared, variant.gadgets, variant.prepared)
+        }
+        _ => workload.synthesize(variant.gadgets, &variant.options(shape)),
+    };
+    result.expect("the bench circuits are satisfiable")
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
     xs[xs.len() / 2]
+}
+
+/// Witness and evaluation time per constraint, measured apart, for a pre-compiled variant.
+fn prepared_split(
+    workload: &Workload,
+    variant: &Variant,
+    prepared: &PreparedCircuit<Fr>,
+) -> (f64, f64) {
+    let n = prepared.shape().constraints as f64;
+    let start = Instant::now();
+    let witness = prepared
+        .witness(workload.circuit(variant.gadgets))
+        .expect("the bench circuits are satisfiable");
+    let witness_ns = start.elapsed().as_nanos() as f64 / n;
+    let evaluate = || prepared.evaluate(witness).expect("shapes match");
+    let start = Instant::now();
+    match variant.prepared {
+        Prepared::OneThread => rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a one-thread pool")
+            .install(evaluate),
+        _ => evaluate(),
+    };
+    (witness_ns, start.elapsed().as_nanos() as f64 / n)
 }
 
 fn measure(
@@ -82,28 +139,26 @@ fn measure(
     reps: usize,
     counters: &mut counters::Counters,
 ) -> Vec<Row> {
-    let shape = run(
-        workload,
-        GadgetSet::Bellperson,
-        &SynthesisOptions::default(),
-    )
-    .shape();
+    let shape = workload
+        .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
+        .expect("the bench circuits are satisfiable")
+        .shape();
     let n = shape.constraints as f64;
+    let recordings = Recordings::new(workload, variants);
     // Round-robin repetitions, so drift on a noisy machine hits every variant alike.
     let mut times = vec![Vec::new(); variants.len()];
     for _ in 0..reps {
         for (variant, times) in variants.iter().zip(&mut times) {
-            let options = variant.options(shape);
             let start = Instant::now();
-            drop(run(workload, variant.gadgets, &options));
+            drop(run(workload, variant, shape, &recordings));
             times.push(start.elapsed().as_nanos() as f64 / n);
         }
     }
     let mut rows: Vec<Row> = Vec::new();
     for (variant, times) in variants.iter().zip(times) {
-        let options = variant.options(shape);
         let (before_calls, before_bytes) = alloc::totals();
-        let (assignment, readings) = counters.measure(|| run(workload, variant.gadgets, &options));
+        let (assignment, readings) =
+            counters.measure(|| run(workload, variant, shape, &recordings));
         let (after_calls, after_bytes) = alloc::totals();
         let get = |name: &str| {
             readings
@@ -113,6 +168,10 @@ fn measure(
         };
         let ratio =
             |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| x / y);
+        let recording = recordings
+            .get(variant.gadgets)
+            .filter(|_| variant.prepared != Prepared::No);
+        let split = recording.map(|(_, prepared, _)| prepared_split(workload, variant, prepared));
         rows.push(Row {
             circuit: workload.label(),
             variant: variant.name,
@@ -131,6 +190,11 @@ fn measure(
             allocations_per_constraint: (after_calls - before_calls) as f64 / n,
             bytes_per_constraint: (after_bytes - before_bytes) as f64 / n,
             pool_hit_rate: assignment.pool_stats().map(|s| s.hit_rate()),
+            record_ms: recording.map(|(_, _, ms)| *ms),
+            witness_ns_per_constraint: split.map(|(w, _)| w),
+            evaluate_ns_per_constraint: split.map(|(_, e)| e),
+            bytes_per_nonzero: recording.map(|(_, p, _)| p.bytes_per_nonzero()),
+            dictionary_len: recording.map(|(_, p, _)| p.dictionary_len()),
         });
     }
     // Ratio = baseline time / variant time: above 1 is faster than the baseline.
@@ -198,17 +262,15 @@ fn main() {
         .warm_up_time(std::time::Duration::from_millis(500))
         .configure_from_args();
     for workload in &workloads {
-        let shape = run(
-            workload,
-            GadgetSet::Bellperson,
-            &SynthesisOptions::default(),
-        )
-        .shape();
+        let shape = workload
+            .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
+            .expect("the bench circuits are satisfiable")
+            .shape();
+        let recordings = Recordings::new(workload, &variants);
         let mut group = criterion.benchmark_group(workload.label());
         for variant in &variants {
-            let options = variant.options(shape);
             group.bench_function(BenchmarkId::from_parameter(variant.name), |b| {
-                b.iter(|| run(workload, variant.gadgets, &options))
+                b.iter(|| run(workload, variant, shape, &recordings))
             });
         }
         group.finish();

@@ -76,6 +76,9 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> MultiEq<Scalar, CS> {
             |lc| lc + CS::one(),
             |lc| merge_into(rhs, lc),
         );
+        // A system that never runs the closures (a witness generator) leaves them queued.
+        self.lhs.clear();
+        self.rhs.clear();
         self.bits_used = 0;
         self.offset = Scalar::ONE;
         self.ops += 1;
@@ -133,11 +136,15 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> MultiEq<Scalar, CS> {
         result: &[Boolean],
     ) -> Result<(), SynthesisError> {
         self.reserve_bits(num_bits)?;
-        let one = CS::one();
-        for bits in operands {
-            push_bits(&mut self.lhs, bits, self.offset, one);
+        // A witness generator never looks at constraints: only the packing has to advance,
+        // so the multieq constraints keep their positions.
+        if !self.cs.is_witness_generator() {
+            let one = CS::one();
+            for bits in operands {
+                push_bits(&mut self.lhs, bits, self.offset, one);
+            }
+            push_bits(&mut self.rhs, result, self.offset, one);
         }
-        push_bits(&mut self.rhs, result, self.offset, one);
         self.advance(num_bits);
         Ok(())
     }
