@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use synthpool::pce::PreparedCircuit;
+use synthpool::pce::{PreparedCircuit, Recycled};
 use synthpool::variants::{Prepared, Variant, Workload};
 
 // The bench's counting allocator (jemalloc, or the system allocator with
@@ -87,6 +87,7 @@ fn main() -> ExitCode {
             }
         },
     };
+    let mut recycled = Recycled::default();
     let (calls_before, bytes_before) = alloc::totals();
     for _ in 0..args.reps {
         let result = match &prepared {
@@ -94,8 +95,9 @@ fn main() -> ExitCode {
                 prepared,
                 args.variant.gadgets,
                 args.variant.prepared,
+                &mut recycled,
             ),
-            None => run(&options),
+            None => run(&options).map(drop),
         };
         if let Err(e) = result {
             eprintln!("synth_runner: synthesis failed: {e}");

@@ -123,6 +123,35 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         }
     }
 
+    /// Takes the a, b, c vectors out (cleared, capacity kept) for pre-compiled evaluation
+    /// to refill.
+    pub(crate) fn take_evaluation(&mut self) -> [Vec<Scalar>; 3] {
+        [&mut self.a, &mut self.b, &mut self.c].map(|v| {
+            let mut taken = std::mem::take(v);
+            taken.clear();
+            taken
+        })
+    }
+
+    /// Installs a pre-compiled evaluation and returns the previous input and aux vectors.
+    pub(crate) fn replace_evaluation(
+        &mut self,
+        [a, b, c]: [Vec<Scalar>; 3],
+        input_assignment: Vec<Scalar>,
+        aux_assignment: Vec<Scalar>,
+        [a_aux_density, b_input_density, b_aux_density]: [DensityTracker; 3],
+    ) -> (Vec<Scalar>, Vec<Scalar>) {
+        (self.a, self.b, self.c) = (a, b, c);
+        self.a_aux_density = a_aux_density;
+        self.b_input_density = b_input_density;
+        self.b_aux_density = b_aux_density;
+        self.fault = None;
+        (
+            std::mem::replace(&mut self.input_assignment, input_assignment),
+            std::mem::replace(&mut self.aux_assignment, aux_assignment),
+        )
+    }
+
     /// Reserves room for `shape` beyond what is already held.
     pub fn reserve(&mut self, shape: Shape) {
         self.a.reserve(shape.constraints);

@@ -6,7 +6,7 @@ use bellpepper_core::SynthesisError;
 use crate::assignment::{ProvingAssignment, Shape, SynthesisOptions};
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
 use crate::eval::EvalKernel;
-use crate::pce::PreparedCircuit;
+use crate::pce::{PreparedCircuit, Recycled};
 use crate::prover::synthesize_with;
 
 /// One optimization setting, measured against `baseline`.
@@ -37,6 +37,10 @@ pub enum Prepared {
     AllThreads,
     /// Witness generation, then evaluation on one thread.
     OneThread,
+    /// As `AllThreads`, into buffers recycled from the previous proof.
+    AllThreadsRecycled,
+    /// As `OneThread`, into buffers recycled from the previous proof.
+    OneThreadRecycled,
 }
 
 impl Variant {
@@ -64,7 +68,7 @@ impl Variant {
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 10] = [
+pub const VARIANTS: [Variant; 12] = [
     Variant {
         name: "baseline",
         about: "bellperson gadgets, fresh LCs per enforce, portable kernel, growing vectors",
@@ -155,6 +159,24 @@ pub const VARIANTS: [Variant; 10] = [
         gadgets: GadgetSet::Synthpool,
         prepared: Prepared::AllThreads,
     },
+    Variant {
+        name: "pce-reuse-1t",
+        about: "pre-compiled, one thread, buffers recycled from the previous proof",
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: false,
+        gadgets: GadgetSet::Synthpool,
+        prepared: Prepared::OneThreadRecycled,
+    },
+    Variant {
+        name: "pce-reuse",
+        about: "pre-compiled, all threads, buffers recycled from the previous proof",
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: false,
+        gadgets: GadgetSet::Synthpool,
+        prepared: Prepared::AllThreadsRecycled,
+    },
 ];
 
 /// A PoRep-shaped circuit and its size.
@@ -220,24 +242,33 @@ impl Workload {
         synthesize_with(self.circuit(gadgets), options)
     }
 
-    /// Witness generation and evaluation against `prepared`, on one thread or the rayon pool.
+    /// Witness generation and evaluation against `prepared` as `mode` says (one thread or
+    /// the rayon pool; fresh or `recycled` buffers). The assignment is dropped, or left in
+    /// `recycled`.
     pub fn synthesize_prepared<Scalar>(
         &self,
         prepared: &PreparedCircuit<Scalar>,
         gadgets: GadgetSet,
         mode: Prepared,
-    ) -> Result<ProvingAssignment<Scalar>, SynthesisError>
+        recycled: &mut Recycled<Scalar>,
+    ) -> Result<(), SynthesisError>
     where
         Scalar: ff::PrimeField + ff::PrimeFieldBits,
     {
-        let run = || prepared.synthesize(self.circuit(gadgets));
+        let circuit = self.circuit(gadgets);
+        let run = || match mode {
+            Prepared::OneThreadRecycled | Prepared::AllThreadsRecycled => {
+                recycled.synthesize(prepared, circuit).map(drop)
+            }
+            _ => prepared.synthesize(circuit).map(drop),
+        };
         match mode {
-            Prepared::OneThread => rayon::ThreadPoolBuilder::new()
+            Prepared::OneThread | Prepared::OneThreadRecycled => rayon::ThreadPoolBuilder::new()
                 .num_threads(1)
                 .build()
                 .map_err(|e| SynthesisError::IoError(std::io::Error::other(e)))?
                 .install(run),
-            Prepared::AllThreads | Prepared::No => run(),
+            _ => run(),
         }
     }
 }

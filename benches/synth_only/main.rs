@@ -16,12 +16,14 @@ mod alloc;
 use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
+use std::cell::RefCell;
 use synthpool::circuits::GadgetSet;
 use synthpool::counters;
-use synthpool::pce::PreparedCircuit;
+
+use synthpool::pce::{PreparedCircuit, Recycled};
 use synthpool::report::{Report, Row};
 use synthpool::variants::{Prepared, Variant, Workload, VARIANTS};
-use synthpool::{Shape, SynthesisOptions};
+use synthpool::{PoolStats, Shape, SynthesisOptions};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -62,45 +64,70 @@ fn variants() -> Vec<Variant> {
     }
 }
 
-/// Recorded circuits of one workload, by gadget set, with the time each recording took.
-struct Recordings(Vec<(GadgetSet, PreparedCircuit<Fr>, f64)>);
+/// A workload recorded with one gadget set, for the pre-compiled variants.
+struct Recording {
+    gadgets: GadgetSet,
+    prepared: PreparedCircuit<Fr>,
+    record_ms: f64,
+    /// Buffers carried between the runs of the recycling variants.
+    recycled: RefCell<Recycled<Fr>>,
+}
+
+/// The recordings of one workload, one per gadget set the variants use.
+struct Recordings(Vec<Recording>);
 
 impl Recordings {
     fn new(workload: &Workload, variants: &[Variant]) -> Self {
-        let mut recorded: Vec<(GadgetSet, PreparedCircuit<Fr>, f64)> = Vec::new();
+        let mut recorded: Vec<Recording> = Vec::new();
         for variant in variants.iter().filter(|v| v.prepared != Prepared::No) {
-            if recorded.iter().all(|(g, _, _)| *g != variant.gadgets) {
+            if recorded.iter().all(|r| r.gadgets != variant.gadgets) {
                 let start = Instant::now();
                 let prepared = PreparedCircuit::record(workload.circuit(variant.gadgets))
                     .expect("the bench circuits record");
-                recorded.push((
-                    variant.gadgets,
+                recorded.push(Recording {
+                    gadgets: variant.gadgets,
                     prepared,
-                    start.elapsed().as_secs_f64() * 1e3,
-                ));
+                    record_ms: start.elapsed().as_secs_f64() * 1e3,
+                    recycled: RefCell::default(),
+                });
             }
         }
         Recordings(recorded)
     }
 
-    fn get(&self, gadgets: GadgetSet) -> Option<&(GadgetSet, PreparedCircuit<Fr>, f64)> {
-        self.0.iter().find(|(g, _, _)| *g == gadgets)
+    /// The recording a pre-compiled `variant` uses; `None` for direct synthesis.
+    fn for_variant(&self, variant: &Variant) -> Option<&Recording> {
+        if variant.prepared == Prepared::No {
+            return None;
+        }
+        self.0.iter().find(|r| r.gadgets == variant.gadgets)
     }
 }
 
+/// Synthesizes once as `variant` says; returns the pool counters of direct synthesis.
 fn run(
     workload: &Workload,
     variant: &Variant,
     shape: Shape,
     recordings: &Recordings,
-) -> synthpool::ProvingAssignment<Fr> {
-    let result = match recordings.get(variant.gadgets) {
-        Some((_, prepared, _)) if variant.prepared != Prepared::No => {
-            workload.synthesize_prepared(prepared, variant.gadgets, variant.prepared)
+) -> Option<PoolStats> {
+    match recordings.for_variant(variant) {
+        Some(recording) => {
+            workload
+                .synthesize_prepared(
+                    &recording.prepared,
+                    variant.gadgets,
+                    variant.prepared,
+                    &mut recording.recycled.borrow_mut(),
+                )
+                .expect("the bench circuits are satisfiable");
+            None
         }
-        _ => workload.synthesize(variant.gadgets, &variant.options(shape)),
-    };
-    result.expect("the bench circuits are satisfiable")
+        None => workload
+            .synthesize::<Fr>(variant.gadgets, &variant.options(shape))
+            .expect("the bench circuits are satisfiable")
+            .pool_stats(),
+    }
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -109,21 +136,36 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 /// Witness and evaluation time per constraint, measured apart, for a pre-compiled variant.
-fn prepared_split(
-    workload: &Workload,
-    variant: &Variant,
-    prepared: &PreparedCircuit<Fr>,
-) -> (f64, f64) {
+fn prepared_split(workload: &Workload, variant: &Variant, recording: &Recording) -> (f64, f64) {
+    let prepared = &recording.prepared;
     let n = prepared.shape().constraints as f64;
+    let recycling = matches!(
+        variant.prepared,
+        Prepared::OneThreadRecycled | Prepared::AllThreadsRecycled
+    );
+    let mut guard = recording.recycled.borrow_mut();
+    // A plain `&mut` (not the RefCell guard) can move into the one-thread pool.
+    let recycled: &mut Recycled<Fr> = &mut guard;
+    let circuit = workload.circuit(variant.gadgets);
     let start = Instant::now();
-    let witness = prepared
-        .witness(workload.circuit(variant.gadgets))
-        .expect("the bench circuits are satisfiable");
+    let witness = if recycling {
+        recycled.witness(prepared, circuit)
+    } else {
+        prepared.witness(circuit)
+    }
+    .expect("the bench circuits are satisfiable");
     let witness_ns = start.elapsed().as_nanos() as f64 / n;
-    let evaluate = || prepared.evaluate(witness).expect("shapes match");
+    let evaluate = || {
+        if recycling {
+            recycled.evaluate(prepared, witness).map(drop)
+        } else {
+            prepared.evaluate(witness).map(drop)
+        }
+        .expect("shapes match")
+    };
     let start = Instant::now();
     match variant.prepared {
-        Prepared::OneThread => rayon::ThreadPoolBuilder::new()
+        Prepared::OneThread | Prepared::OneThreadRecycled => rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .expect("a one-thread pool")
@@ -150,14 +192,14 @@ fn measure(
     for _ in 0..reps {
         for (variant, times) in variants.iter().zip(&mut times) {
             let start = Instant::now();
-            drop(run(workload, variant, shape, &recordings));
+            run(workload, variant, shape, &recordings);
             times.push(start.elapsed().as_nanos() as f64 / n);
         }
     }
     let mut rows: Vec<Row> = Vec::new();
     for (variant, times) in variants.iter().zip(times) {
         let (before_calls, before_bytes) = alloc::totals();
-        let (assignment, readings) =
+        let (pool_stats, readings) =
             counters.measure(|| run(workload, variant, shape, &recordings));
         let (after_calls, after_bytes) = alloc::totals();
         let get = |name: &str| {
@@ -168,10 +210,8 @@ fn measure(
         };
         let ratio =
             |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| x / y);
-        let recording = recordings
-            .get(variant.gadgets)
-            .filter(|_| variant.prepared != Prepared::No);
-        let split = recording.map(|(_, prepared, _)| prepared_split(workload, variant, prepared));
+        let recording = recordings.for_variant(variant);
+        let split = recording.map(|r| prepared_split(workload, variant, r));
         rows.push(Row {
             circuit: workload.label(),
             variant: variant.name,
@@ -189,12 +229,12 @@ fn measure(
             counters_scaled: readings.iter().any(|(_, r)| r.scaled),
             allocations_per_constraint: (after_calls - before_calls) as f64 / n,
             bytes_per_constraint: (after_bytes - before_bytes) as f64 / n,
-            pool_hit_rate: assignment.pool_stats().map(|s| s.hit_rate()),
-            record_ms: recording.map(|(_, _, ms)| *ms),
+            pool_hit_rate: pool_stats.map(|s| s.hit_rate()),
+            record_ms: recording.map(|r| r.record_ms),
             witness_ns_per_constraint: split.map(|(w, _)| w),
             evaluate_ns_per_constraint: split.map(|(_, e)| e),
-            bytes_per_nonzero: recording.map(|(_, p, _)| p.bytes_per_nonzero()),
-            dictionary_len: recording.map(|(_, p, _)| p.dictionary_len()),
+            bytes_per_nonzero: recording.map(|r| r.prepared.bytes_per_nonzero()),
+            dictionary_len: recording.map(|r| r.prepared.dictionary_len()),
         });
     }
     // Ratio = baseline time / variant time: above 1 is faster than the baseline.

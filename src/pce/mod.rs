@@ -151,18 +151,61 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
         &self,
         circuit: C,
     ) -> Result<Witness<Scalar>, SynthesisError> {
-        let mut witness = Witness::with_capacity(self.inputs, self.aux);
-        witness.alloc_input(|| "", || Ok(Scalar::ONE))?;
-        circuit.synthesize(&mut witness)?;
-        Ok(witness)
+        self.witness_into(circuit, Witness::default())
     }
 
-    /// Evaluates A·w, B·w, C·w on the rayon pool and returns the assignment the prover takes
-    /// (the witness vectors move into it). A witness of another shape is an error.
-    pub fn evaluate(
+    /// [`Self::witness`] into recycled vectors (cleared; their capacity is kept), such as
+    /// those [`Self::evaluate_into`] hands back, so a proving loop touches no fresh pages.
+    pub fn witness_into<C: Circuit<Scalar>>(
+        &self,
+        circuit: C,
+        mut buffers: Witness<Scalar>,
+    ) -> Result<Witness<Scalar>, SynthesisError> {
+        buffers.inputs.clear();
+        buffers.aux.clear();
+        buffers.inputs.reserve(self.inputs);
+        buffers.aux.reserve(self.aux);
+        buffers.alloc_input(|| "", || Ok(Scalar::ONE))?;
+        circuit.synthesize(&mut buffers)?;
+        Ok(buffers)
+    }
+
+    /// Evaluates `witness` into `target`, reusing its a, b, c storage; the witness vectors
+    /// move into `target` and its previous ones come back (cleared) for the next
+    /// [`Self::witness_into`]. The result equals [`Self::evaluate`]'s.
+    pub fn evaluate_into(
         &self,
         witness: Witness<Scalar>,
-    ) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        target: &mut ProvingAssignment<Scalar>,
+    ) -> Result<Witness<Scalar>, SynthesisError> {
+        self.check_shape(&witness)?;
+        let rows = self.a.rows();
+        let mut vectors = target.take_evaluation();
+        for vector in &mut vectors {
+            vector.resize(rows, Scalar::ZERO);
+        }
+        let [mut a, mut b, mut c] = vectors;
+        self.evaluate_rows(&witness, &mut a, &mut b, &mut c);
+        let Witness { inputs, aux } = witness;
+        let (mut old_inputs, mut old_aux) = target.replace_evaluation(
+            [a, b, c],
+            inputs,
+            aux,
+            [
+                self.a_aux_density.clone(),
+                self.b_input_density.clone(),
+                self.b_aux_density.clone(),
+            ],
+        );
+        old_inputs.clear();
+        old_aux.clear();
+        Ok(Witness {
+            inputs: old_inputs,
+            aux: old_aux,
+        })
+    }
+
+    fn check_shape(&self, witness: &Witness<Scalar>) -> Result<(), SynthesisError> {
         if witness.inputs.len() != self.inputs || witness.aux.len() != self.aux {
             return Err(SynthesisError::IncompatibleLengthVector(format!(
                 "the witness has {} inputs and {} aux values, the recorded circuit {} and {}",
@@ -172,16 +215,23 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
                 self.aux
             )));
         }
+        Ok(())
+    }
+
+    /// Fills `a`, `b`, `c` (each of the recorded row count) on the rayon pool.
+    fn evaluate_rows(
+        &self,
+        witness: &Witness<Scalar>,
+        a: &mut [Scalar],
+        b: &mut [Scalar],
+        c: &mut [Scalar],
+    ) {
         let context = RowContext {
             inputs: &witness.inputs,
             aux: &witness.aux,
             dictionary: &self.dictionary,
             classes: &self.classes,
         };
-        let rows = self.a.rows();
-        let mut a = vec![Scalar::ZERO; rows];
-        let mut b = vec![Scalar::ZERO; rows];
-        let mut c = vec![Scalar::ZERO; rows];
         a.par_chunks_mut(ROWS_PER_TASK)
             .zip(b.par_chunks_mut(ROWS_PER_TASK))
             .zip(c.par_chunks_mut(ROWS_PER_TASK))
@@ -194,16 +244,17 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
                     *c = context.row(&self.c, first + offset);
                 }
             });
-        Ok(ProvingAssignment::from_evaluation(
-            [a, b, c],
-            witness.inputs,
-            witness.aux,
-            [
-                self.a_aux_density.clone(),
-                self.b_input_density.clone(),
-                self.b_aux_density.clone(),
-            ],
-        ))
+    }
+
+    /// Evaluates A·w, B·w, C·w on the rayon pool and returns the assignment the prover takes
+    /// (the witness vectors move into it). A witness of another shape is an error.
+    pub fn evaluate(
+        &self,
+        witness: Witness<Scalar>,
+    ) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
+        let mut recycled = Recycled::default();
+        self.evaluate_into(witness, &mut recycled.assignment)?;
+        Ok(recycled.assignment)
     }
 
     /// [`Self::witness`] then [`Self::evaluate`].
@@ -212,5 +263,64 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
         circuit: C,
     ) -> Result<ProvingAssignment<Scalar>, SynthesisError> {
         self.evaluate(self.witness(circuit)?)
+    }
+}
+
+/// Buffers carried from one proof to the next of the same circuit: the assignment's a, b, c
+/// and a spare pair of witness vectors. A proving loop that synthesizes through it touches no
+/// fresh memory after the first proof (page faults on ~170 MB vectors per partition are
+/// otherwise a large part of synthesis).
+pub struct Recycled<Scalar: PrimeField> {
+    assignment: ProvingAssignment<Scalar>,
+    spare: Witness<Scalar>,
+}
+
+impl<Scalar: PrimeField> Default for Recycled<Scalar> {
+    fn default() -> Self {
+        Recycled {
+            assignment: ProvingAssignment::from_evaluation(
+                [Vec::new(), Vec::new(), Vec::new()],
+                Vec::new(),
+                Vec::new(),
+                [
+                    DensityTracker::new(),
+                    DensityTracker::new(),
+                    DensityTracker::new(),
+                ],
+            ),
+            spare: Witness::default(),
+        }
+    }
+}
+
+impl<Scalar: PrimeField> Recycled<Scalar> {
+    /// The witness of `circuit`, in the spare vectors.
+    pub fn witness<C: Circuit<Scalar>>(
+        &mut self,
+        prepared: &PreparedCircuit<Scalar>,
+        circuit: C,
+    ) -> Result<Witness<Scalar>, SynthesisError> {
+        prepared.witness_into(circuit, std::mem::take(&mut self.spare))
+    }
+
+    /// Evaluates `witness` into the recycled assignment and returns it, valid until the next
+    /// call; the assignment's previous witness vectors become the spare ones.
+    pub fn evaluate(
+        &mut self,
+        prepared: &PreparedCircuit<Scalar>,
+        witness: Witness<Scalar>,
+    ) -> Result<&ProvingAssignment<Scalar>, SynthesisError> {
+        self.spare = prepared.evaluate_into(witness, &mut self.assignment)?;
+        Ok(&self.assignment)
+    }
+
+    /// [`Self::witness`] then [`Self::evaluate`]: equal to [`PreparedCircuit::synthesize`].
+    pub fn synthesize<C: Circuit<Scalar>>(
+        &mut self,
+        prepared: &PreparedCircuit<Scalar>,
+        circuit: C,
+    ) -> Result<&ProvingAssignment<Scalar>, SynthesisError> {
+        let witness = self.witness(prepared, circuit)?;
+        self.evaluate(prepared, witness)
     }
 }

@@ -13,16 +13,6 @@ pub struct Witness<Scalar> {
     pub aux: Vec<Scalar>,
 }
 
-impl<Scalar: PrimeField> Witness<Scalar> {
-    /// An empty witness with room for `inputs` and `aux` values.
-    pub fn with_capacity(inputs: usize, aux: usize) -> Self {
-        Witness {
-            inputs: Vec::with_capacity(inputs),
-            aux: Vec::with_capacity(aux),
-        }
-    }
-}
-
 fn append_zeros<Scalar: PrimeField>(values: &mut Vec<Scalar>, n: usize) -> &mut [Scalar] {
     let start = values.len();
     values.resize(start + n, Scalar::ZERO);
