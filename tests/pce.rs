@@ -291,3 +291,18 @@ fn random_damage_never_panics_and_is_never_accepted() {
         );
     }
 }
+
+#[test]
+fn recycled_buffers_give_the_same_assignments_proof_after_proof() {
+    let prepared = PreparedCircuit::<Fr>::record(NumCircuit { x: None, rounds: 2 }).unwrap();
+    let mut recycled = synthpool::pce::Recycled::default();
+    for x in [5u64, 6, 1 << 33, 7] {
+        let circuit = NumCircuit {
+            x: Some(Fr::from(x)),
+            rounds: 2,
+        };
+        let expected = synthesize(circuit.clone()).unwrap();
+        let ours = recycled.synthesize(&prepared, circuit).unwrap();
+        assert_same(ours, &expected, &format!("recycled, x = {x}"));
+    }
+}

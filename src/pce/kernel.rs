@@ -1,5 +1,6 @@
-//! Row evaluation for dictionary-coded matrices: each coefficient is classified once, and a
-//! 0/1 witness value (most values in SHA-256 circuits) costs at most one addition.
+//! Row evaluation for dictionary-coded matrices: each coefficient is classified once, each
+//! witness value too (zero, one, other), and a 0/1 value (most values in SHA-256 circuits)
+//! costs at most one addition and no read of the value itself.
 
 use ff::PrimeField;
 
@@ -43,10 +44,39 @@ pub(crate) fn classify<Scalar: PrimeField>(dictionary: &[Scalar]) -> Vec<Coeff<S
         .collect()
 }
 
+/// A witness value is zero, one, or something else.
+pub(crate) const KIND_ZERO: u8 = 0;
+pub(crate) const KIND_ONE: u8 = 1;
+pub(crate) const KIND_OTHER: u8 = 2;
+
+/// The kind of every value, one byte each, so rows over bits read a byte instead of a
+/// 32-byte field element (the byte map of a SHA-256 witness stays in cache).
+pub(crate) fn value_kinds<Scalar: PrimeField>(values: &[Scalar], kinds: &mut Vec<u8>) {
+    use rayon::prelude::*;
+    kinds.clear();
+    kinds.resize(values.len(), KIND_OTHER);
+    kinds
+        .par_chunks_mut(1 << 16)
+        .zip(values.par_chunks(1 << 16))
+        .for_each(|(kinds, values)| {
+            for (kind, value) in kinds.iter_mut().zip(values) {
+                *kind = if *value == Scalar::ZERO {
+                    KIND_ZERO
+                } else if *value == Scalar::ONE {
+                    KIND_ONE
+                } else {
+                    KIND_OTHER
+                };
+            }
+        });
+}
+
 /// Everything one row evaluation reads.
 pub(crate) struct RowContext<'a, Scalar> {
     pub(crate) inputs: &'a [Scalar],
     pub(crate) aux: &'a [Scalar],
+    pub(crate) input_kinds: &'a [u8],
+    pub(crate) aux_kinds: &'a [u8],
     pub(crate) dictionary: &'a [Scalar],
     pub(crate) classes: &'a [Coeff<Scalar>],
 }
@@ -59,18 +89,24 @@ impl<Scalar: PrimeField> RowContext<'_, Scalar> {
         let (columns, ids) = matrix.row(row);
         let mut acc = Scalar::ZERO;
         for (&column, &id) in columns.iter().zip(ids) {
-            let value = if column & INPUT_FLAG == 0 {
-                self.aux[column as usize]
+            let (values, kinds, index) = if column & INPUT_FLAG == 0 {
+                (self.aux, self.aux_kinds, column as usize)
             } else {
-                self.inputs[(column & !INPUT_FLAG) as usize]
+                (
+                    self.inputs,
+                    self.input_kinds,
+                    (column & !INPUT_FLAG) as usize,
+                )
             };
-            if value == Scalar::ZERO {
-                continue;
+            match kinds[index] {
+                KIND_ZERO => continue,
+                KIND_ONE => {
+                    acc += self.dictionary[id as usize];
+                    continue;
+                }
+                _ => {}
             }
-            if value == Scalar::ONE {
-                acc += self.dictionary[id as usize];
-                continue;
-            }
+            let value = values[index];
             match self.classes[id as usize] {
                 Coeff::One => acc += value,
                 Coeff::MinusOne => acc -= value,

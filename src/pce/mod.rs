@@ -31,7 +31,7 @@ pub use self::matrix::Matrix;
 pub use self::record::Recorder;
 pub use self::witness::Witness;
 
-use self::kernel::{classify, Coeff, RowContext};
+use self::kernel::{classify, value_kinds, Coeff, RowContext};
 use self::matrix::INPUT_FLAG;
 use crate::assignment::{ProvingAssignment, Shape};
 
@@ -178,14 +178,25 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
         witness: Witness<Scalar>,
         target: &mut ProvingAssignment<Scalar>,
     ) -> Result<Witness<Scalar>, SynthesisError> {
+        self.evaluate_with_scratch(witness, target, &mut Scratch::default())
+    }
+
+    fn evaluate_with_scratch(
+        &self,
+        witness: Witness<Scalar>,
+        target: &mut ProvingAssignment<Scalar>,
+        scratch: &mut Scratch,
+    ) -> Result<Witness<Scalar>, SynthesisError> {
         self.check_shape(&witness)?;
+        value_kinds(&witness.inputs, &mut scratch.input_kinds);
+        value_kinds(&witness.aux, &mut scratch.aux_kinds);
         let rows = self.a.rows();
         let mut vectors = target.take_evaluation();
         for vector in &mut vectors {
             vector.resize(rows, Scalar::ZERO);
         }
         let [mut a, mut b, mut c] = vectors;
-        self.evaluate_rows(&witness, &mut a, &mut b, &mut c);
+        self.evaluate_rows(&witness, scratch, &mut a, &mut b, &mut c);
         let Witness { inputs, aux } = witness;
         let (mut old_inputs, mut old_aux) = target.replace_evaluation(
             [a, b, c],
@@ -222,6 +233,7 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
     fn evaluate_rows(
         &self,
         witness: &Witness<Scalar>,
+        scratch: &Scratch,
         a: &mut [Scalar],
         b: &mut [Scalar],
         c: &mut [Scalar],
@@ -229,6 +241,8 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
         let context = RowContext {
             inputs: &witness.inputs,
             aux: &witness.aux,
+            input_kinds: &scratch.input_kinds,
+            aux_kinds: &scratch.aux_kinds,
             dictionary: &self.dictionary,
             classes: &self.classes,
         };
@@ -273,6 +287,14 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
 pub struct Recycled<Scalar: PrimeField> {
     assignment: ProvingAssignment<Scalar>,
     spare: Witness<Scalar>,
+    scratch: Scratch,
+}
+
+/// Per-evaluation working memory: the kind (zero, one, other) of every witness value.
+#[derive(Default)]
+struct Scratch {
+    input_kinds: Vec<u8>,
+    aux_kinds: Vec<u8>,
 }
 
 impl<Scalar: PrimeField> Default for Recycled<Scalar> {
@@ -289,6 +311,7 @@ impl<Scalar: PrimeField> Default for Recycled<Scalar> {
                 ],
             ),
             spare: Witness::default(),
+            scratch: Scratch::default(),
         }
     }
 }
@@ -310,7 +333,8 @@ impl<Scalar: PrimeField> Recycled<Scalar> {
         prepared: &PreparedCircuit<Scalar>,
         witness: Witness<Scalar>,
     ) -> Result<&ProvingAssignment<Scalar>, SynthesisError> {
-        self.spare = prepared.evaluate_into(witness, &mut self.assignment)?;
+        self.spare =
+            prepared.evaluate_with_scratch(witness, &mut self.assignment, &mut self.scratch)?;
         Ok(&self.assignment)
     }
 
