@@ -93,33 +93,46 @@ where
     Ok(to_bits_be(state))
 }
 
-/// Operands of an addition bellperson defers until the sum is needed (so `e` and `a` of
-/// one round become single `addmany` calls with all their terms).
-type Deferred = ArrayVec<UInt32, MAX_ADDMANY_OPERANDS>;
-
-// Both variants stay inline: boxing the deferred operands would cost two allocations a round,
-// which is what these gadgets exist to avoid.
-#[allow(clippy::large_enum_variant)]
-enum Word {
-    Known(UInt32),
-    Deferred(Deferred),
+/// A word of the round state that bellperson computes lazily: known, or the operands of a
+/// deferred addition (so `e` and `a` of one round each become a single `addmany`). The
+/// operands stay in place from round to round; only the sum's bits are produced.
+struct Lazy {
+    known: Option<UInt32>,
+    operands: ArrayVec<UInt32, MAX_ADDMANY_OPERANDS>,
 }
 
-impl Word {
-    /// The word itself, or the sum of its deferred operands and `extra`.
-    fn resolve<Scalar, CS, M>(self, cs: M, extra: Option<&UInt32>) -> Result<UInt32, SynthesisError>
+impl Lazy {
+    fn known(word: UInt32) -> Self {
+        Lazy {
+            known: Some(word),
+            operands: ArrayVec::new(),
+        }
+    }
+
+    /// The word: the known one, or the sum of the operands and `extra`.
+    fn resolve<Scalar, CS, M>(
+        &mut self,
+        cs: M,
+        extra: Option<&UInt32>,
+    ) -> Result<UInt32, SynthesisError>
     where
         Scalar: PrimeField,
         CS: ConstraintSystem<Scalar>,
         M: ConstraintSystem<Scalar, Root = MultiEq<Scalar, CS>>,
     {
-        match self {
-            Word::Known(word) => Ok(word),
-            Word::Deferred(mut operands) => {
-                operands.extend(extra.cloned());
-                UInt32::addmany(cs, &operands)
-            }
+        if let Some(word) = self.known.take() {
+            // As bellperson: a known word ignores `extra`.
+            return Ok(word);
         }
+        self.operands.extend(extra.cloned());
+        UInt32::addmany(cs, &self.operands)
+    }
+
+    /// Defers `operands` as the next value.
+    fn defer(&mut self, operands: impl IntoIterator<Item = UInt32>) {
+        self.known = None;
+        self.operands.clear();
+        self.operands.extend(operands);
     }
 }
 
@@ -190,11 +203,11 @@ where
         w.push(word);
     }
 
-    let mut a = Word::Known(current_hash_value[0].clone());
+    let mut a = Lazy::known(current_hash_value[0].clone());
     let mut b = current_hash_value[1].clone();
     let mut c = current_hash_value[2].clone();
     let mut d = current_hash_value[3].clone();
-    let mut e = Word::Known(current_hash_value[4].clone());
+    let mut e = Lazy::known(current_hash_value[4].clone());
     let mut f = current_hash_value[5].clone();
     let mut g = current_hash_value[6].clone();
     let mut h = current_hash_value[7].clone();
@@ -223,20 +236,15 @@ where
         )?;
         let maj = UInt32::sha256_maj(cs.namespace(|| "maj"), &new_a, &b, &c)?;
 
-        // h, g, f = g, f, e; e = d + temp1; d, c, b = c, b, a; a = temp1 + s0 + maj.
+        // h, g, f = g, f, e; e = temp1 + d; d, c, b = c, b, a; a = temp1 + s0 + maj.
+        a.defer(temp1.iter().cloned().chain([s0, maj]));
+        e.defer(temp1.into_iter().chain([d]));
         h = g;
         g = f;
         f = new_e;
-        let mut new_e_terms: Deferred = temp1.iter().cloned().collect();
-        new_e_terms.push(d);
-        e = Word::Deferred(new_e_terms);
         d = c;
         c = b;
         b = new_a;
-        let mut new_a_terms: Deferred = ArrayVec::from_iter(temp1);
-        new_a_terms.push(s0);
-        new_a_terms.push(maj);
-        a = Word::Deferred(new_a_terms);
     }
 
     let add = |cs: &mut MultiEq<Scalar, CS>, name: &'static str, x: &UInt32, y: UInt32| {
