@@ -5,7 +5,10 @@ mod common;
 
 use bellpepper_core::Circuit;
 use blstrs::Scalar as Fr;
-use common::{reference, ExtendCircuit, NumCircuit, RandomCircuit, Reference, Sha256Circuit};
+use common::{
+    assert_same_parts, reference, ExtendCircuit, NumCircuit, Parts, RandomCircuit, Reference,
+    Sha256Circuit,
+};
 use synthpool::{synthesize_with, EvalKernel, ProvingAssignment, SynthesisOptions};
 
 fn variants() -> Vec<SynthesisOptions> {
@@ -28,23 +31,7 @@ fn variants() -> Vec<SynthesisOptions> {
 }
 
 fn assert_equal(ours: &ProvingAssignment<Fr>, expected: &Reference, what: &str) {
-    assert_eq!(ours.input_assignment, expected.inputs, "{what}: inputs");
-    assert_eq!(ours.aux_assignment, expected.aux, "{what}: aux");
-    assert_eq!(ours.a, expected.a, "{what}: a");
-    assert_eq!(ours.b, expected.b, "{what}: b");
-    assert_eq!(ours.c, expected.c, "{what}: c");
-    assert_eq!(
-        ours.a_aux_density, expected.a_aux_density,
-        "{what}: a aux density"
-    );
-    assert_eq!(
-        ours.b_input_density, expected.b_input_density,
-        "{what}: b input density"
-    );
-    assert_eq!(
-        ours.b_aux_density, expected.b_aux_density,
-        "{what}: b aux density"
-    );
+    assert_same_parts(Parts::of(ours), expected.parts(), what);
 }
 
 fn check<C: Circuit<Fr> + Clone>(circuit: C, what: &str) {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use bellpepper_core::Circuit;
 use blstrs::{Bls12, Scalar as Fr};
-use common::{ExtendCircuit, NumCircuit, RandomCircuit, Sha256Circuit};
+use common::{assert_same_parts, ExtendCircuit, NumCircuit, Parts, RandomCircuit, Sha256Circuit};
 use rand_core::{RngCore, SeedableRng};
 use rand_xorshift::XorShiftRng;
 use synthpool::circuits::{GadgetSet, Labeling, MerklePath};
@@ -16,26 +16,7 @@ use synthpool::pce::PreparedCircuit;
 use synthpool::{synthesize, ProvingAssignment};
 
 fn assert_same(ours: &ProvingAssignment<Fr>, expected: &ProvingAssignment<Fr>, what: &str) {
-    assert_eq!(
-        ours.input_assignment, expected.input_assignment,
-        "{what}: inputs"
-    );
-    assert_eq!(ours.aux_assignment, expected.aux_assignment, "{what}: aux");
-    assert_eq!(ours.a, expected.a, "{what}: a");
-    assert_eq!(ours.b, expected.b, "{what}: b");
-    assert_eq!(ours.c, expected.c, "{what}: c");
-    assert_eq!(
-        ours.a_aux_density, expected.a_aux_density,
-        "{what}: a aux density"
-    );
-    assert_eq!(
-        ours.b_input_density, expected.b_input_density,
-        "{what}: b input density"
-    );
-    assert_eq!(
-        ours.b_aux_density, expected.b_aux_density,
-        "{what}: b aux density"
-    );
+    assert_same_parts(Parts::of(ours), Parts::of(expected), what);
 }
 
 fn check<C: Circuit<Fr> + Clone>(circuit: C, what: &str) -> PreparedCircuit<Fr> {

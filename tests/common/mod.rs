@@ -121,6 +121,69 @@ impl ConstraintSystem<Fr> for Reference {
     }
 }
 
+/// The eight outputs of synthesis, borrowed, from ours or from the reference.
+pub struct Parts<'a> {
+    pub inputs: &'a [Fr],
+    pub aux: &'a [Fr],
+    pub a: &'a [Fr],
+    pub b: &'a [Fr],
+    pub c: &'a [Fr],
+    pub a_aux_density: &'a DensityTracker,
+    pub b_input_density: &'a DensityTracker,
+    pub b_aux_density: &'a DensityTracker,
+}
+
+impl<'a> Parts<'a> {
+    pub fn of(assignment: &'a synthpool::ProvingAssignment<Fr>) -> Self {
+        Parts {
+            inputs: &assignment.input_assignment,
+            aux: &assignment.aux_assignment,
+            a: &assignment.a,
+            b: &assignment.b,
+            c: &assignment.c,
+            a_aux_density: &assignment.a_aux_density,
+            b_input_density: &assignment.b_input_density,
+            b_aux_density: &assignment.b_aux_density,
+        }
+    }
+}
+
+impl Reference {
+    pub fn parts(&self) -> Parts<'_> {
+        Parts {
+            inputs: &self.inputs,
+            aux: &self.aux,
+            a: &self.a,
+            b: &self.b,
+            c: &self.c,
+            a_aux_density: &self.a_aux_density,
+            b_input_density: &self.b_input_density,
+            b_aux_density: &self.b_aux_density,
+        }
+    }
+}
+
+/// Asserts every output equal, naming the first that differs.
+pub fn assert_same_parts(ours: Parts, expected: Parts, what: &str) {
+    assert_eq!(ours.inputs, expected.inputs, "{what}: inputs");
+    assert_eq!(ours.aux, expected.aux, "{what}: aux");
+    assert_eq!(ours.a, expected.a, "{what}: a");
+    assert_eq!(ours.b, expected.b, "{what}: b");
+    assert_eq!(ours.c, expected.c, "{what}: c");
+    assert_eq!(
+        ours.a_aux_density, expected.a_aux_density,
+        "{what}: a aux density"
+    );
+    assert_eq!(
+        ours.b_input_density, expected.b_input_density,
+        "{what}: b input density"
+    );
+    assert_eq!(
+        ours.b_aux_density, expected.b_aux_density,
+        "{what}: b aux density"
+    );
+}
+
 /// Synthesizes as bellperson's prover does: one, the circuit, `input * 0 = 0` per input.
 pub fn reference<C: Circuit<Fr>>(circuit: C) -> Reference {
     let mut cs = Reference::default();
