@@ -13,6 +13,9 @@
 # raw output, parsed figures, command, revision, machine and description in perf-stat/NAME/.
 # Results are written to a temporary directory and renamed into place only when complete.
 set -euo pipefail
+# Failures inside $(...) must stop the script too (a failed build must not measure a stale
+# binary).
+shopt -s inherit_errexit
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 store="${PERF_STAT_DIR:-$root/perf-stat}"
@@ -65,7 +68,8 @@ perf_has_hardware() {
 build_runner() { # build_runner REV -> prints the runner path
     local rev=$1
     if [[ -z $rev ]]; then
-        (cd "$root" && cargo build --release --example synth_runner >&2)
+        (cd "$root" && cargo build --release --example synth_runner >&2) ||
+            die "building examples/synth_runner failed"
         echo "$root/target/release/examples/synth_runner"
         return
     fi
@@ -75,7 +79,8 @@ build_runner() { # build_runner REV -> prints the runner path
     if [[ ! -d $tree ]]; then
         git -C "$root" worktree add --detach "$tree" "$commit" >&2
     fi
-    (cd "$tree" && CARGO_TARGET_DIR="$root/target/perf-stat-build" cargo build --release --example synth_runner >&2)
+    (cd "$tree" && CARGO_TARGET_DIR="$root/target/perf-stat-build" cargo build --release --example synth_runner >&2) ||
+        die "building examples/synth_runner at $rev failed"
     echo "$root/target/perf-stat-build/release/examples/synth_runner"
 }
 
@@ -112,7 +117,7 @@ cmd_run() {
     fi
 
     local runner
-    runner=$(build_runner "$rev")
+    runner=$(build_runner "$rev") || exit 2
     local args=(--circuit "$circuit" --variant "$variant" --reps "$reps")
     [[ -n $size ]] && args+=(--size "$size")
     # Validate the arguments (unknown variant or circuit) before anything is recorded.

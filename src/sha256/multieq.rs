@@ -3,16 +3,13 @@
 //! bellperson's `MultiEq` does, without its LC clones and per-term multiplications.
 //!
 //! Terms are collected unsorted, with their power-of-two coefficients produced by doubling,
-//! and merged once when the packed constraint is enforced (one sort, then appends), instead
-//! of one sorted insert per term. The merged combination is the same: one term per variable,
+//! and merged once when the packed constraint is enforced (one sort of packed integer keys,
+//! then appends), instead of one sorted insert per term. The merged combination is the same: one term per variable,
 //! its coefficient the sum of all contributions, present once anything touched it.
 
 use bellpepper_core::boolean::Boolean;
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use ff::PrimeField;
-
-/// Terms waiting to be merged into one side of the packed constraint.
-type Pending<Scalar> = Vec<(Variable, Scalar)>;
 
 /// A constraint system wrapper that batches equalities into packed constraints.
 pub struct MultiEq<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> {
@@ -21,9 +18,22 @@ pub struct MultiEq<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> {
     bits_used: usize,
     /// `2^bits_used`, kept up to date by doubling.
     offset: Scalar,
-    lhs: Pending<Scalar>,
-    rhs: Pending<Scalar>,
+    lhs: Queue<Scalar>,
+    rhs: Queue<Scalar>,
 }
+
+/// Terms waiting to be merged into one side of the packed constraint, with the scratch
+/// space that orders them.
+struct Queue<Scalar> {
+    terms: Vec<(Variable, Scalar)>,
+    /// Sort keys: `(is aux, index, position in terms)` packed into a `u64`, so the sort
+    /// moves 8-byte integers instead of 48-byte terms.
+    order: Vec<u64>,
+}
+
+/// Bits of a packed key: 1 for the kind, 47 for the index, 16 for the position.
+const POSITION_BITS: u32 = 16;
+const INDEX_BITS: u32 = 47;
 
 fn order_key(var: &Variable) -> (bool, usize) {
     match var.get_unchecked() {
@@ -32,26 +42,81 @@ fn order_key(var: &Variable) -> (bool, usize) {
     }
 }
 
-/// Sorts `pending`, sums duplicates and appends the merged terms to `lc`, emptying `pending`
-/// (its capacity is kept for the next batch).
-fn merge_into<Scalar: PrimeField>(
-    pending: &mut Pending<Scalar>,
-    mut lc: LinearCombination<Scalar>,
-) -> LinearCombination<Scalar> {
-    pending.sort_unstable_by_key(|(var, _)| order_key(var));
-    let mut terms = pending.drain(..);
-    if let Some((mut var, mut coeff)) = terms.next() {
-        for (next_var, next_coeff) in terms {
-            if next_var == var {
-                coeff += next_coeff;
-            } else {
-                lc.add_assign_term(coeff, var);
-                (var, coeff) = (next_var, next_coeff);
-            }
+impl<Scalar: PrimeField> Queue<Scalar> {
+    fn new() -> Self {
+        Queue {
+            terms: Vec::new(),
+            order: Vec::new(),
         }
-        lc.add_assign_term(coeff, var);
     }
-    lc
+
+    fn clear(&mut self) {
+        self.terms.clear();
+    }
+
+    /// Sums the queued terms per variable and appends them to `lc` in its order, emptying
+    /// the queue (capacity kept for the next batch).
+    fn merge_into(&mut self, lc: LinearCombination<Scalar>) -> LinearCombination<Scalar> {
+        let packable = self.terms.len() <= 1 << POSITION_BITS
+            && self
+                .terms
+                .iter()
+                .all(|(var, _)| order_key(var).1 < 1 << INDEX_BITS);
+        let lc = if packable {
+            self.merge_packed(lc)
+        } else {
+            self.merge_sorted(lc)
+        };
+        self.terms.clear();
+        lc
+    }
+
+    fn merge_packed(&mut self, mut lc: LinearCombination<Scalar>) -> LinearCombination<Scalar> {
+        self.order.clear();
+        self.order
+            .extend(self.terms.iter().enumerate().map(|(position, (var, _))| {
+                let (aux, index) = order_key(var);
+                (u64::from(aux) << (INDEX_BITS + POSITION_BITS))
+                    | ((index as u64) << POSITION_BITS)
+                    | position as u64
+            }));
+        self.order.sort_unstable();
+        let position = |key: u64| (key & ((1 << POSITION_BITS) - 1)) as usize;
+        let mut keys = self.order.iter();
+        if let Some(&first) = keys.next() {
+            let (mut var, mut coeff) = self.terms[position(first)];
+            let mut current = first >> POSITION_BITS;
+            for &key in keys {
+                let (next_var, next_coeff) = self.terms[position(key)];
+                if key >> POSITION_BITS == current {
+                    coeff += next_coeff;
+                } else {
+                    lc.add_assign_term(coeff, var);
+                    (var, coeff, current) = (next_var, next_coeff, key >> POSITION_BITS);
+                }
+            }
+            lc.add_assign_term(coeff, var);
+        }
+        lc
+    }
+
+    /// The general case (huge indices or batches): sort the terms themselves.
+    fn merge_sorted(&mut self, mut lc: LinearCombination<Scalar>) -> LinearCombination<Scalar> {
+        self.terms.sort_unstable_by_key(|(var, _)| order_key(var));
+        let mut terms = self.terms.iter();
+        if let Some(&(mut var, mut coeff)) = terms.next() {
+            for &(next_var, next_coeff) in terms {
+                if next_var == var {
+                    coeff += next_coeff;
+                } else {
+                    lc.add_assign_term(coeff, var);
+                    (var, coeff) = (next_var, next_coeff);
+                }
+            }
+            lc.add_assign_term(coeff, var);
+        }
+        lc
+    }
 }
 
 impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> MultiEq<Scalar, CS> {
@@ -62,8 +127,8 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> MultiEq<Scalar, CS> {
             ops: 0,
             bits_used: 0,
             offset: Scalar::ONE,
-            lhs: Vec::new(),
-            rhs: Vec::new(),
+            lhs: Queue::new(),
+            rhs: Queue::new(),
         }
     }
 
@@ -72,9 +137,9 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> MultiEq<Scalar, CS> {
         let (lhs, rhs) = (&mut self.lhs, &mut self.rhs);
         self.cs.enforce(
             || format!("multieq {}", ops),
-            |lc| merge_into(lhs, lc),
+            |lc| lhs.merge_into(lc),
             |lc| lc + CS::one(),
-            |lc| merge_into(rhs, lc),
+            |lc| rhs.merge_into(lc),
         );
         // A system that never runs the closures (a witness generator) leaves them queued.
         self.lhs.clear();
@@ -120,8 +185,10 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> MultiEq<Scalar, CS> {
         }
         let offset = self.offset;
         self.lhs
+            .terms
             .extend(lhs.iter().map(|(var, coeff)| (var, *coeff * offset)));
         self.rhs
+            .terms
             .extend(rhs.iter().map(|(var, coeff)| (var, *coeff * offset)));
         self.advance(num_bits);
     }
@@ -141,9 +208,9 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> MultiEq<Scalar, CS> {
         if !self.cs.is_witness_generator() {
             let one = CS::one();
             for bits in operands {
-                push_bits(&mut self.lhs, bits, self.offset, one);
+                push_bits(&mut self.lhs.terms, bits, self.offset, one);
             }
-            push_bits(&mut self.rhs, result, self.offset, one);
+            push_bits(&mut self.rhs.terms, result, self.offset, one);
         }
         self.advance(num_bits);
         Ok(())
@@ -152,7 +219,7 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> MultiEq<Scalar, CS> {
 
 /// Queues `2^i * offset * bits[i]` for every bit, with `one` for constants and negations.
 fn push_bits<Scalar: PrimeField>(
-    pending: &mut Pending<Scalar>,
+    pending: &mut Vec<(Variable, Scalar)>,
     bits: &[Boolean],
     offset: Scalar,
     one: Variable,
