@@ -107,3 +107,37 @@ fn sha256_proof_matches_bellperson() {
     let pvk = groth16::prepare_verifying_key(&params.vk);
     assert!(groth16::verify_proof(&pvk, &ours[0], &assignments[0].input_assignment[1..]).unwrap());
 }
+
+#[test]
+fn parameters_of_another_circuit_are_an_error_not_a_panic() {
+    use bellperson::groth16;
+    let mut rng = XorShiftRng::seed_from_u64(11);
+    let params = groth16::generate_random_parameters::<Bls12, _, _>(
+        NumCircuit { x: None, rounds: 1 },
+        &mut rng,
+    )
+    .unwrap();
+    let (r, s) = synthpool::prover::v0_26::random_rs::<Fr>(1, &mut rng);
+    let pvk = groth16::prepare_verifying_key(&params.vk);
+    for rounds in [3, 0] {
+        let other = synthesize_batch(vec![NumCircuit {
+            x: Some(Fr::from(3u64)),
+            rounds,
+        }])
+        .unwrap();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            synthpool::prover::v0_26::prove(&params, &other, &r, &s)
+        }));
+        match result {
+            // Same input count but another shape: a proof that does not verify.
+            Ok(Ok(proofs)) => assert!(
+                !groth16::verify_proof(&pvk, &proofs[0], &other[0].input_assignment[1..]).unwrap(),
+                "rounds {rounds}: a proof from foreign parameters verified"
+            ),
+            Ok(Err(_)) => {}
+            Err(_) => {
+                panic!("rounds {rounds}: proving with parameters of another circuit panicked")
+            }
+        }
+    }
+}
