@@ -239,6 +239,23 @@ fn files_with_a_valid_checksum_but_broken_invariants_are_rejected() {
 }
 
 #[test]
+fn extreme_counts_in_the_header_are_errors() {
+    let (_, path, bytes) = saved_file("counts");
+    std::fs::remove_file(path).unwrap();
+    let modulus_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let counts_at = 16 + modulus_len + 4;
+    for k in 0..7 {
+        for value in [u64::MAX, u64::MAX - 1, 1 << 62, 0] {
+            let mut damaged = bytes.clone();
+            damaged[counts_at + 8 * k..counts_at + 8 * k + 8].copy_from_slice(&value.to_le_bytes());
+            if damaged != bytes {
+                error_of(&format!("count-{k}-{value}"), &damaged);
+            }
+        }
+    }
+}
+
+#[test]
 fn random_damage_never_panics_and_is_never_accepted() {
     let (_, path, bytes) = saved_file("fuzz");
     std::fs::remove_file(path).unwrap();

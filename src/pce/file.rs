@@ -117,7 +117,7 @@ impl Header {
         let mut total = (self.dictionary as u64).checked_mul(repr_len as u64)?;
         for &nnz in &self.nonzeros {
             total = total
-                .checked_add((self.rows as u64 + 1).checked_mul(4)?)?
+                .checked_add((self.rows as u64).checked_add(1)?.checked_mul(4)?)?
                 .checked_add((nnz as u64).checked_mul(6)?)?;
         }
         total.checked_add(DIGEST_LEN as u64)
