@@ -229,13 +229,21 @@ fn files_with_a_valid_checksum_but_broken_invariants_are_rejected() {
     };
     let (aux, rows, dictionary) = (count(1), count(2), count(3));
     let first_column = counts_at + 7 * 8 + dictionary * 32 + (rows + 1) * 4;
+    let reseal = |mut crafted: Vec<u8>| {
+        let body = crafted.len() - 32;
+        let digest = blake2s_simd::blake2s(&crafted[..body]);
+        crafted[body..].copy_from_slice(digest.as_bytes());
+        crafted
+    };
     let mut crafted = bytes.clone();
     let column = (aux as u32 + 5).to_le_bytes();
     crafted[first_column..first_column + 4].copy_from_slice(&column);
-    let body = crafted.len() - 32;
-    let digest = blake2s_simd::blake2s(&crafted[..body]);
-    crafted[body..].copy_from_slice(digest.as_bytes());
-    assert!(error_of("crafted", &crafted).contains("out of range"));
+    assert!(error_of("crafted", &reseal(crafted)).contains("out of range"));
+
+    // A huge aux count changes no section length; it must not size anything.
+    let mut crafted = bytes.clone();
+    crafted[counts_at + 8..counts_at + 16].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    assert!(error_of("huge aux", &reseal(crafted)).contains("variable counts"));
 }
 
 #[test]

@@ -323,6 +323,16 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
         if dictionary[0] != Scalar::ONE || dictionary[1] != -Scalar::ONE {
             return Err(invalid(path, "corrupt dictionary"));
         }
+        // Every input has its own `input * 0 = 0` row, and an aux variable no constraint
+        // mentions cannot be proven: larger counts are damage (and would size the density
+        // bitmaps from nothing but the header).
+        let nonzeros: usize = header.nonzeros.iter().sum();
+        if header.inputs > header.rows || header.aux > nonzeros {
+            return Err(invalid(
+                path,
+                "variable counts exceed what the matrices can reference",
+            ));
+        }
         for (matrix, name) in matrices.iter().zip(['A', 'B', 'C']) {
             check_matrix(matrix, name, &header).map_err(|e| invalid(path, e))?;
         }
