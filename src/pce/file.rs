@@ -162,6 +162,17 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
     /// Writes the prepared circuit to `path` (through a temporary file renamed into place,
     /// so a crash never leaves a half-written file under that name).
     pub fn save(&self, path: &Path) -> io::Result<()> {
+        // `load` refuses these counts (see there); never write a file it would refuse.
+        if self.inputs > self.a.rows() || self.aux > self.nonzeros() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: the circuit has aux variables no constraint mentions, which no Groth16 \
+                     setup accepts; not saved",
+                    path.display()
+                ),
+            ));
+        }
         let partial = path.with_extension("partial");
         let file = File::create(&partial).map_err(with_path(&partial))?;
         let mut out = Hashing {
