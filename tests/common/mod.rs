@@ -1,4 +1,5 @@
 //! Circuits and the bellperson-algorithm reference shared by the assignment tests.
+// Each test binary includes this module and uses a different part of it.
 #![allow(dead_code)]
 
 use bellpepper_core::boolean::{AllocatedBit, Boolean};
