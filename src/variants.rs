@@ -43,6 +43,31 @@ pub enum Prepared {
     OneThreadRecycled,
 }
 
+impl Prepared {
+    /// Whether proofs reuse the previous proof's buffers.
+    pub fn recycles(self) -> bool {
+        matches!(
+            self,
+            Prepared::OneThreadRecycled | Prepared::AllThreadsRecycled
+        )
+    }
+
+    /// Runs `work` on a one-thread rayon pool for the one-thread modes, else on the current
+    /// pool.
+    pub fn on_threads<R: Send>(self, work: impl FnOnce() -> R + Send) -> Result<R, SynthesisError> {
+        match self {
+            Prepared::OneThread | Prepared::OneThreadRecycled => {
+                Ok(rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .build()
+                    .map_err(|e| SynthesisError::IoError(std::io::Error::other(e)))?
+                    .install(work))
+            }
+            Prepared::No | Prepared::AllThreads | Prepared::AllThreadsRecycled => Ok(work()),
+        }
+    }
+}
+
 impl Variant {
     /// The synthesis options of this variant for a circuit of `shape`.
     pub fn options(&self, shape: Shape) -> SynthesisOptions {
@@ -256,19 +281,12 @@ impl Workload {
         Scalar: ff::PrimeField + ff::PrimeFieldBits,
     {
         let circuit = self.circuit(gadgets);
-        let run = || match mode {
-            Prepared::OneThreadRecycled | Prepared::AllThreadsRecycled => {
+        mode.on_threads(|| {
+            if mode.recycles() {
                 recycled.synthesize(prepared, circuit).map(drop)
+            } else {
+                prepared.synthesize(circuit).map(drop)
             }
-            _ => prepared.synthesize(circuit).map(drop),
-        };
-        match mode {
-            Prepared::OneThread | Prepared::OneThreadRecycled => rayon::ThreadPoolBuilder::new()
-                .num_threads(1)
-                .build()
-                .map_err(|e| SynthesisError::IoError(std::io::Error::other(e)))?
-                .install(run),
-            _ => run(),
-        }
+        })?
     }
 }

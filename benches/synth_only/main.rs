@@ -139,10 +139,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 fn prepared_split(workload: &Workload, variant: &Variant, recording: &Recording) -> (f64, f64) {
     let prepared = &recording.prepared;
     let n = prepared.shape().constraints as f64;
-    let recycling = matches!(
-        variant.prepared,
-        Prepared::OneThreadRecycled | Prepared::AllThreadsRecycled
-    );
+    let recycling = variant.prepared.recycles();
     let mut guard = recording.recycled.borrow_mut();
     // A plain `&mut` (not the RefCell guard) can move into the one-thread pool.
     let recycled: &mut Recycled<Fr> = &mut guard;
@@ -164,14 +161,10 @@ fn prepared_split(workload: &Workload, variant: &Variant, recording: &Recording)
         .expect("shapes match")
     };
     let start = Instant::now();
-    match variant.prepared {
-        Prepared::OneThread | Prepared::OneThreadRecycled => rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .expect("a one-thread pool")
-            .install(evaluate),
-        _ => evaluate(),
-    };
+    variant
+        .prepared
+        .on_threads(evaluate)
+        .expect("a one-thread pool");
     (witness_ns, start.elapsed().as_nanos() as f64 / n)
 }
 
