@@ -93,7 +93,7 @@ impl Report<'_> {
             let _ = writeln!(out, "\n{circuit}: {constraints} constraints");
             let _ = writeln!(
                 out,
-                "{:<13} {:>9} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9} {:>8}",
+                "{:<13} {:>9} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8}",
                 "variant",
                 "ns/cons",
                 "ratio",
@@ -104,12 +104,14 @@ impl Report<'_> {
                 "br-miss%",
                 "alloc/c",
                 "bytes/c",
-                "pool-hit"
+                "pool-hit",
+                "task-ms",
+                "faults/c"
             );
             for r in rows() {
                 let _ = writeln!(
                     out,
-                    "{:<13} {:>9.1} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8.3} {:>9.1} {:>8}{}",
+                    "{:<13} {:>9.1} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8.3} {:>9.1} {:>8} {:>8} {:>8}{}",
                     r.variant,
                     r.ns_per_constraint,
                     cell(r.ratio_to_baseline, 3),
@@ -121,6 +123,8 @@ impl Report<'_> {
                     r.allocations_per_constraint,
                     r.bytes_per_constraint,
                     cell(r.pool_hit_rate, 4),
+                    cell(r.task_clock_ns.map(|ns| ns / 1e6), 1),
+                    cell(r.page_faults.map(|f| f / r.constraints.max(1) as f64), 4),
                     if r.counters_scaled { "  (scaled)" } else { "" }
                 );
             }
