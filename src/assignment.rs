@@ -230,37 +230,50 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         aux_density: Option<AuxDensity>,
     ) -> Scalar {
         let (kernel, constants) = (self.kernel, &self.constants);
-        let input_density = track_inputs.then_some(&mut self.b_input_density);
-        let inputs = evaluate(
-            kernel,
-            constants,
-            lc.input_terms(),
-            &self.input_assignment,
-            input_density,
-        );
-        let aux_density = match aux_density {
-            Some(AuxDensity::A) => Some(&mut self.a_aux_density),
-            Some(AuxDensity::B) => Some(&mut self.b_aux_density),
-            None => None,
-        };
-        let aux = evaluate(
-            kernel,
-            constants,
-            lc.aux_terms(),
-            &self.aux_assignment,
-            aux_density,
-        );
-        match (inputs, aux) {
-            (Ok(inputs), Ok(aux)) => inputs + aux,
-            (Err(fault), _) => {
-                self.note_fault(which, "input", fault);
-                Scalar::ZERO
-            }
-            (_, Err(fault)) => {
-                self.note_fault(which, "aux", fault);
-                Scalar::ZERO
+        // One accumulator across both halves, as bellperson: no extra field addition, and an
+        // empty half (most sides have terms of one kind only) costs no call at all.
+        let mut acc = Scalar::ZERO;
+        let input_terms = lc.input_terms();
+        if !input_terms.is_empty() {
+            let density = track_inputs.then_some(&mut self.b_input_density);
+            match evaluate(
+                kernel,
+                constants,
+                input_terms,
+                &self.input_assignment,
+                density,
+                acc,
+            ) {
+                Ok(sum) => acc = sum,
+                Err(fault) => {
+                    self.note_fault(which, "input", fault);
+                    return Scalar::ZERO;
+                }
             }
         }
+        let aux_terms = lc.aux_terms();
+        if !aux_terms.is_empty() {
+            let density = match aux_density {
+                Some(AuxDensity::A) => Some(&mut self.a_aux_density),
+                Some(AuxDensity::B) => Some(&mut self.b_aux_density),
+                None => None,
+            };
+            match evaluate(
+                kernel,
+                constants,
+                aux_terms,
+                &self.aux_assignment,
+                density,
+                acc,
+            ) {
+                Ok(sum) => acc = sum,
+                Err(fault) => {
+                    self.note_fault(which, "aux", fault);
+                    return Scalar::ZERO;
+                }
+            }
+        }
+        acc
     }
 }
 

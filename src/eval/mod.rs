@@ -81,8 +81,10 @@ pub struct OutOfRange {
     pub len: usize,
 }
 
-/// `sum(coeff * values[index])` over `terms`, marking each index with a nonzero coefficient
-/// in `density` when one is given. `density`, if given, must track `values` (same length).
+/// `acc + sum(coeff * values[index])` over `terms`, marking each index with a nonzero
+/// coefficient in `density` when one is given. `density`, if given, must track `values`
+/// (same length). Starting from `acc` lets a caller sum the input and aux halves of a
+/// combination with one accumulator, as bellperson does, instead of adding two results.
 #[inline]
 pub fn evaluate<Scalar: PrimeField>(
     kernel: EvalKernel,
@@ -90,19 +92,20 @@ pub fn evaluate<Scalar: PrimeField>(
     terms: &[(usize, Scalar)],
     values: &[Scalar],
     density: Option<&mut DensityTracker>,
+    acc: Scalar,
 ) -> Result<Scalar, OutOfRange> {
     match kernel {
         EvalKernel::Portable => {
-            accumulate::<Scalar, false, false>(constants, terms, values, density)
+            accumulate::<Scalar, false, false>(constants, terms, values, density, acc)
         }
         EvalKernel::Prefetch => {
-            accumulate::<Scalar, true, false>(constants, terms, values, density)
+            accumulate::<Scalar, true, false>(constants, terms, values, density, acc)
         }
         EvalKernel::BitValues => {
-            accumulate::<Scalar, false, true>(constants, terms, values, density)
+            accumulate::<Scalar, false, true>(constants, terms, values, density, acc)
         }
         EvalKernel::BitValuesPrefetch => {
-            accumulate::<Scalar, true, true>(constants, terms, values, density)
+            accumulate::<Scalar, true, true>(constants, terms, values, density, acc)
         }
     }
 }
@@ -113,9 +116,9 @@ fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool>(
     terms: &[(usize, Scalar)],
     values: &[Scalar],
     mut density: Option<&mut DensityTracker>,
+    mut acc: Scalar,
 ) -> Result<Scalar, OutOfRange> {
     let Constants { one, minus_one } = *constants;
-    let mut acc = Scalar::ZERO;
     for (position, &(index, coeff)) in terms.iter().enumerate() {
         if PREFETCH {
             if let Some(&(ahead, _)) = terms.get(position + PREFETCH_DISTANCE) {
@@ -184,8 +187,15 @@ mod tests {
         for kernel in EvalKernel::ALL {
             let mut density = tracker(values.len());
             let constants = Constants::default();
-            let got = evaluate(kernel, &constants, &terms, &values, Some(&mut density)).unwrap();
-            assert_eq!(got, expected, "{kernel:?}");
+            let got = evaluate(
+                kernel,
+                &constants,
+                &terms,
+                &values,
+                Some(&mut density),
+                Fr::ONE,
+            );
+            assert_eq!(got.unwrap(), expected + Fr::ONE, "{kernel:?}");
             assert_eq!(density.get_total_density(), 5);
             assert!(!density.bv[3]);
         }
@@ -197,7 +207,14 @@ mod tests {
         let terms = vec![(0, Fr::ONE), (3, Fr::ONE)];
         for kernel in EvalKernel::ALL {
             assert_eq!(
-                evaluate(kernel, &Constants::default(), &terms, &values, None),
+                evaluate(
+                    kernel,
+                    &Constants::default(),
+                    &terms,
+                    &values,
+                    None,
+                    Fr::ZERO
+                ),
                 Err(OutOfRange { index: 3, len: 3 })
             );
         }
