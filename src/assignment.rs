@@ -123,14 +123,11 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         }
     }
 
-    /// Takes the a, b, c vectors out (cleared, capacity kept) for pre-compiled evaluation
-    /// to refill.
+    /// Takes the a, b, c vectors out, contents and all, for pre-compiled evaluation to
+    /// overwrite: it writes every row, so a recycled vector of the right length needs no
+    /// zero-filling first.
     pub(crate) fn take_evaluation(&mut self) -> [Vec<Scalar>; 3] {
-        [&mut self.a, &mut self.b, &mut self.c].map(|v| {
-            let mut taken = std::mem::take(v);
-            taken.clear();
-            taken
-        })
+        [&mut self.a, &mut self.b, &mut self.c].map(std::mem::take)
     }
 
     /// Installs a pre-compiled evaluation and returns the previous input and aux vectors.

@@ -192,6 +192,7 @@ impl<Scalar: PrimeField> PreparedCircuit<Scalar> {
         value_kinds(&witness.aux, &mut scratch.aux_kinds);
         let rows = self.a.rows();
         let mut vectors = target.take_evaluation();
+        // Only a length change writes here (zeros for new rows, which are overwritten next).
         for vector in &mut vectors {
             vector.resize(rows, Scalar::ZERO);
         }
