@@ -7,7 +7,7 @@
 #   scripts/perf-stat.sh parse-perf FILE         (figures from `perf stat -x,` output)
 #   scripts/perf-stat.sh parse-cachegrind FILE   (figures from valgrind cachegrind stderr)
 #
-# `run` builds examples/synth_runner (of the working tree, or of GITREV in a worktree), runs it
+# `run` builds the bench package's synth_runner (of the working tree, or of GITREV in a worktree), runs it
 # under `perf stat` (--repeat times) with the bench's event set, or, with --sim or when perf
 # has no hardware events here, under cachegrind (simulated, and labelled so), and stores the
 # raw output, parsed figures, command, revision, machine and description in perf-stat/NAME/.
@@ -65,12 +65,25 @@ perf_has_hardware() {
     ! grep -q "not supported\|not counted\|Permission\|No such" <<<"$out"
 }
 
+# build_in TREE TARGET_DIR -> builds the runner of the tree at TREE, prints its path. Trees
+# from before the bench package moved out of the library have it as an example.
+build_in() {
+    local tree=$1 target=$2
+    if [[ -f $tree/bench/src/bin/synth_runner.rs ]]; then
+        (cd "$tree" && CARGO_TARGET_DIR="$target" cargo build --release -p synthpool-bench --bin synth_runner >&2) ||
+            die "building synth_runner in $tree failed"
+        echo "$target/release/synth_runner"
+    else
+        (cd "$tree" && CARGO_TARGET_DIR="$target" cargo build --release --example synth_runner >&2) ||
+            die "building examples/synth_runner in $tree failed"
+        echo "$target/release/examples/synth_runner"
+    fi
+}
+
 build_runner() { # build_runner REV -> prints the runner path
     local rev=$1
     if [[ -z $rev ]]; then
-        (cd "$root" && cargo build --release --example synth_runner >&2) ||
-            die "building examples/synth_runner failed"
-        echo "$root/target/release/examples/synth_runner"
+        build_in "$root" "$root/target"
         return
     fi
     local commit
@@ -79,9 +92,7 @@ build_runner() { # build_runner REV -> prints the runner path
     if [[ ! -d $tree ]]; then
         git -C "$root" worktree add --detach "$tree" "$commit" >&2
     fi
-    (cd "$tree" && CARGO_TARGET_DIR="$root/target/perf-stat-build" cargo build --release --example synth_runner >&2) ||
-        die "building examples/synth_runner at $rev failed"
-    echo "$root/target/perf-stat-build/release/examples/synth_runner"
+    build_in "$tree" "$root/target/perf-stat-build"
 }
 
 cmd_run() {

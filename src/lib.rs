@@ -1,23 +1,36 @@
 //! synthpool: fast CPU synthesis of Groth16 circuits, bit-identical to bellperson.
 //!
-//! - [`ProvingAssignment`]: a public constraint system that evaluates each constraint as it
-//!   is enforced, drawing its linear-combination buffers from an owner-local [`VecPool`].
-//! - [`eval`]: the evaluation kernels (portable and prefetching), selectable at run time.
-//! - [`synthesize`] / [`synthesize_batch`] and [`prover`]'s `prove`: synthesis split from
-//!   proving, so assignments can be made on CPU threads and proven later.
+//! - [`synthesize`] / [`synthesize_batch`]: direct synthesis into [`ProverVectors`] through
+//!   [`ProvingAssignment`], a constraint system that evaluates each constraint as it is
+//!   enforced, drawing its linear-combination buffers from an owner-local [`pool::LcPool`].
+//! - [`precompiled`]: record a circuit's R1CS once, then synthesize each proof by witness
+//!   generation and sparse evaluation.
+//! - [`sha256`]: the SHA-256 family, constraint-identical to bellperson's, allocation-free,
+//!   with a native witness when the constraint system only generates witnesses.
+//! - `prover` and `groth16` (with the `bellperson-0.26` or `bellperson-0.27` feature):
+//!   proving from [`ProverVectors`], and drop-ins for bellperson's batch provers that
+//!   synthesize through cached recordings.
+//! - [`eval`]: the evaluation kernels of direct synthesis, selectable at run time.
+
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod assignment;
-pub mod circuits;
-pub mod counters;
+pub mod error;
 pub mod eval;
-pub mod pce;
 pub mod pool;
+pub mod precompiled;
+mod protocol;
+#[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
 pub mod prover;
-pub mod report;
 pub mod sha256;
-pub mod variants;
+mod synthesize;
+pub mod vectors;
 
-pub use assignment::{ProvingAssignment, Shape, SynthesisOptions};
+pub use assignment::{ProvingAssignment, SynthesisOptions};
+pub use error::Error;
 pub use eval::EvalKernel;
-pub use pool::{PoolStats, VecPool};
-pub use prover::{synthesize, synthesize_batch, synthesize_batch_with, synthesize_with};
+pub use synthesize::{
+    synthesize, synthesize_batch, synthesize_batch_each, synthesize_batch_with, synthesize_with,
+};
+pub use vectors::{ProverVectors, Shape};

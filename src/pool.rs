@@ -1,4 +1,5 @@
-//! The owner-local buffer pool behind every `enforce` of a `ProvingAssignment`.
+//! The owner-local buffer pool behind every `enforce` of a `ProvingAssignment` and of the
+//! recorder, and [`LcPool`], the linear combinations built on it.
 //!
 //! Invariants of the pool and of the buffers it hands out:
 //! 1. A pool belongs to one assignment and is used through `&mut` only: no atomics, no
@@ -8,6 +9,9 @@
 //! 3. A returned buffer whose capacity exceeds the pool's bound is dropped, not kept, so one
 //!    huge linear combination cannot pin its memory for the rest of the synthesis.
 //! 4. Buffers with no capacity are not kept: they save no allocation.
+
+use bellpepper_core::{LinearCombination, Term};
+use ff::PrimeField;
 
 /// Counters of what the pool did, for reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -88,6 +92,42 @@ impl<T> VecPool<T> {
     /// Number of buffers waiting in the free list.
     pub fn free_buffers(&self) -> usize {
         self.free.len()
+    }
+}
+
+/// Linear combinations whose term buffers come from, and go back to, a [`VecPool`]: what
+/// `enforce` hands the circuit's closures, so building A, B and C allocates nothing once the
+/// pool is warm.
+#[derive(Debug)]
+pub struct LcPool<Scalar> {
+    buffers: VecPool<Term<Scalar>>,
+}
+
+impl<Scalar: PrimeField> LcPool<Scalar> {
+    /// A pool that keeps buffers of up to `max_kept_terms` terms.
+    pub fn new(max_kept_terms: usize) -> Self {
+        LcPool {
+            buffers: VecPool::new(max_kept_terms),
+        }
+    }
+
+    /// An empty combination on recycled buffers.
+    #[inline]
+    pub fn fresh(&mut self) -> LinearCombination<Scalar> {
+        LinearCombination::from_buffers(self.buffers.take(), self.buffers.take())
+    }
+
+    /// Takes back the buffers of a combination that is no longer needed.
+    #[inline]
+    pub fn recycle(&mut self, lc: LinearCombination<Scalar>) {
+        let (inputs, aux) = lc.into_buffers();
+        self.buffers.give(inputs);
+        self.buffers.give(aux);
+    }
+
+    /// The buffer pool's counters.
+    pub fn stats(&self) -> PoolStats {
+        self.buffers.stats()
     }
 }
 

@@ -1,75 +1,79 @@
-//! Synthesis split from proving.
+//! Proving from synthesized [`ProverVectors`], one module per bellperson release (each
+//! behind its cargo feature): the FFTs for H, the multi-exponentiations and the randomized
+//! proof, through bellperson's public domain, multiexp and parameter-source APIs, so a GPU
+//! build of bellperson proves on the GPU here too.
 //!
-//! [`synthesize`] / [`synthesize_batch`] do what bellperson's prover does before its first
-//! FFT: allocate the constant-one input, synthesize the circuit, then add `input * 0 = 0`
-//! for every input. `prove` (in [`v0_26`] and [`v0_27`], one per bellperson release) does
-//! the rest (FFTs for H, the multi-exponentiations, the randomized proof) from those
-//! assignments, through bellperson's public domain, multiexp and parameter-source APIs.
+//! `prove` consumes the vectors: a, b and c move into the FFT domain and the aux values are
+//! dropped as soon as their byte representations exist, so a proof holds less memory than
+//! bellperson's own prover, which keeps every member's vectors until its last FFT.
 
-use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
-use ff::PrimeField;
-use rayon::prelude::*;
+use crate::vectors::ProverVectors;
 
-use crate::assignment::{ProvingAssignment, SynthesisOptions};
-
-/// Synthesizes `circuit` with the default options (pool on, portable kernel).
-pub fn synthesize<Scalar, C>(circuit: C) -> Result<ProvingAssignment<Scalar>, SynthesisError>
-where
-    Scalar: PrimeField,
-    C: Circuit<Scalar>,
-{
-    synthesize_with(circuit, &SynthesisOptions::default())
-}
-
-/// Synthesizes `circuit` into an assignment ready for `prove`.
-pub fn synthesize_with<Scalar, C>(
-    circuit: C,
-    options: &SynthesisOptions,
-) -> Result<ProvingAssignment<Scalar>, SynthesisError>
-where
-    Scalar: PrimeField,
-    C: Circuit<Scalar>,
-{
-    let mut assignment = ProvingAssignment::with_options(options);
-    assignment.alloc_input(|| "", || Ok(Scalar::ONE))?;
-    circuit.synthesize(&mut assignment)?;
-    for i in 0..assignment.input_assignment.len() {
-        assignment.enforce(
-            || "",
-            |lc| lc + Variable::new_unchecked(Index::Input(i)),
-            |lc| lc,
-            |lc| lc,
-        );
+/// Checks that the vectors agree with each other, as a hand-built value may not.
+fn check_consistent<Scalar>(vectors: &ProverVectors<Scalar>) -> Result<(), crate::Error> {
+    use crate::Error;
+    let rows = vectors.a.len();
+    if vectors.b.len() != rows || vectors.c.len() != rows {
+        return Err(Error::InconsistentAssignment("a, b and c differ in length"));
     }
-    assignment.check()?;
-    Ok(assignment)
+    if vectors.b_input_density.bv.len() != vectors.input_assignment.len() {
+        return Err(Error::InconsistentAssignment(
+            "the B input density does not cover the inputs",
+        ));
+    }
+    let aux = vectors.aux_assignment.len();
+    if vectors.a_aux_density.bv.len() != aux || vectors.b_aux_density.bv.len() != aux {
+        return Err(Error::InconsistentAssignment(
+            "the aux densities do not cover the aux values",
+        ));
+    }
+    Ok(())
 }
 
-/// Synthesizes every circuit on the rayon pool, each into its own assignment (and so its own
-/// buffer pool), with the default options. Returns them in order.
-pub fn synthesize_batch<Scalar, C>(
-    circuits: Vec<C>,
-) -> Result<Vec<ProvingAssignment<Scalar>>, SynthesisError>
-where
-    Scalar: PrimeField,
-    C: Circuit<Scalar> + Send,
-{
-    synthesize_batch_with(circuits, &SynthesisOptions::default())
-}
-
-/// [`synthesize_batch`] with explicit options.
-pub fn synthesize_batch_with<Scalar, C>(
-    circuits: Vec<C>,
-    options: &SynthesisOptions,
-) -> Result<Vec<ProvingAssignment<Scalar>>, SynthesisError>
-where
-    Scalar: PrimeField,
-    C: Circuit<Scalar> + Send,
-{
-    circuits
-        .into_par_iter()
-        .map(|circuit| synthesize_with(circuit, options))
-        .collect()
+/// The checks before any work: randomness counts, empty or inconsistent assignments, one
+/// shape and one set of densities for the whole batch. Errors name the member.
+fn check_batch<Scalar>(
+    assignments: &[ProverVectors<Scalar>],
+    r: usize,
+    s: usize,
+) -> Result<(), crate::Error> {
+    use crate::Error;
+    if r != assignments.len() || s != assignments.len() {
+        return Err(Error::Randomness {
+            assignments: assignments.len(),
+            r,
+            s,
+        });
+    }
+    let summary = |x: &ProverVectors<Scalar>| {
+        let shape = x.shape();
+        (
+            (shape.inputs, shape.aux, shape.constraints),
+            (
+                x.a_aux_density.get_total_density(),
+                x.b_input_density.get_total_density(),
+                x.b_aux_density.get_total_density(),
+            ),
+        )
+    };
+    let Some(first) = assignments.first().map(summary) else {
+        return Ok(());
+    };
+    for (index, assignment) in assignments.iter().enumerate() {
+        check_consistent(assignment).map_err(|e| e.member(index))?;
+        let (shape, densities) = summary(assignment);
+        if shape.0 == 0 || shape.2 == 0 {
+            return Err(Error::EmptyAssignment.member(index));
+        }
+        if (shape, densities) != first {
+            return Err(Error::ShapeMismatch {
+                first: first.0,
+                this: shape,
+            }
+            .member(index));
+        }
+    }
+    Ok(())
 }
 
 /// Generates `prove` for one bellperson release; the releases share this API but their
@@ -89,50 +93,55 @@ macro_rules! prover_for {
         use $bellperson::multiexp::multiexp;
         use $bellperson::SynthesisError;
 
-        use crate::assignment::ProvingAssignment;
+        use crate::vectors::ProverVectors;
+        use crate::Error;
 
-        fn gpu_error(e: impl std::fmt::Display) -> SynthesisError {
-            SynthesisError::IoError(std::io::Error::other(e.to_string()))
+        fn gpu_error(e: impl std::fmt::Display) -> Error {
+            Error::Synthesis(SynthesisError::IoError(std::io::Error::other(
+                e.to_string(),
+            )))
         }
 
-        fn reprs<F: PrimeField>(values: &[F]) -> Arc<Vec<F::Repr>> {
-            Arc::new(values.iter().map(PrimeField::to_repr).collect())
+        /// The values' byte representations, consuming the values.
+        fn reprs<F: PrimeField>(values: Vec<F>) -> Arc<Vec<F::Repr>> {
+            Arc::new(values.into_iter().map(|v| v.to_repr()).collect())
         }
 
-        /// The coefficients of H = (A·B - C) / Z, as bellperson computes them.
+        /// The coefficients of H = (A·B - C) / Z, as bellperson computes them; a, b and c
+        /// move into the evaluation domains.
         fn h_coefficients<F: PrimeField + GpuName>(
             worker: &Worker,
-            assignment: &ProvingAssignment<F>,
-        ) -> Result<Arc<Vec<F::Repr>>, SynthesisError> {
-            let mut fft: Option<LockedFftKernel<F>> = None;
-            let mut a = EvaluationDomain::from_coeffs(assignment.a.clone())?;
-            let mut b = EvaluationDomain::from_coeffs(assignment.b.clone())?;
-            let mut c = EvaluationDomain::from_coeffs(assignment.c.clone())?;
-            EvaluationDomain::ifft_many(&mut [&mut a, &mut b, &mut c], worker, &mut fft)
+            [a, b, c]: [Vec<F>; 3],
+            fft: &mut Option<LockedFftKernel<F>>,
+        ) -> Result<Arc<Vec<F::Repr>>, Error> {
+            let mut a = EvaluationDomain::from_coeffs(a)?;
+            let mut b = EvaluationDomain::from_coeffs(b)?;
+            let mut c = EvaluationDomain::from_coeffs(c)?;
+            EvaluationDomain::ifft_many(&mut [&mut a, &mut b, &mut c], worker, fft)
                 .map_err(gpu_error)?;
-            EvaluationDomain::coset_fft_many(&mut [&mut a, &mut b, &mut c], worker, &mut fft)
+            EvaluationDomain::coset_fft_many(&mut [&mut a, &mut b, &mut c], worker, fft)
                 .map_err(gpu_error)?;
             a.mul_assign(worker, &b);
             drop(b);
             a.sub_assign(worker, &c);
             drop(c);
             a.divide_by_z_on_coset(worker);
-            a.icoset_fft(worker, &mut fft).map_err(gpu_error)?;
+            a.icoset_fft(worker, fft).map_err(gpu_error)?;
             let mut coeffs = a.into_coeffs();
             coeffs.pop();
-            Ok(reprs(&coeffs))
+            Ok(reprs(coeffs))
         }
 
-        /// Groth16 proofs for `assignments` (from [`crate::synthesize`] or
+        /// Groth16 proofs for `assignments` (from [`crate::synthesize`], a recording, or
         /// [`crate::synthesize_batch`]), with randomness `r[i]`, `s[i]` for the i-th: the
         /// same proofs bellperson's `create_proof_batch` makes for the same circuits and
-        /// randomness. All assignments must have the same shape.
+        /// randomness. All assignments must be of one circuit, the one `params` was made for.
         pub fn prove<E, P>(
             params: P,
-            assignments: &[ProvingAssignment<E::Fr>],
+            assignments: Vec<ProverVectors<E::Fr>>,
             r: &[E::Fr],
             s: &[E::Fr],
-        ) -> Result<Vec<Proof<E>>, SynthesisError>
+        ) -> Result<Vec<Proof<E>>, Error>
         where
             E: MultiMillerLoop,
             E::Fr: GpuName,
@@ -140,63 +149,72 @@ macro_rules! prover_for {
             E::G2Affine: GpuName,
             P: ParameterSource<E>,
         {
+            prove_with_priority(params, assignments, r, s, false)
+        }
+
+        /// [`prove`], with `priority` passed to bellperson's GPU kernels (as its
+        /// `*_in_priority` functions do: a prioritized proof is never pushed to the CPU).
+        pub fn prove_with_priority<E, P>(
+            params: P,
+            assignments: Vec<ProverVectors<E::Fr>>,
+            r: &[E::Fr],
+            s: &[E::Fr],
+            priority: bool,
+        ) -> Result<Vec<Proof<E>>, Error>
+        where
+            E: MultiMillerLoop,
+            E::Fr: GpuName,
+            E::G1Affine: GpuName,
+            E::G2Affine: GpuName,
+            P: ParameterSource<E>,
+        {
+            super::check_batch(&assignments, r.len(), s.len())?;
             let Some(first) = assignments.first() else {
                 return Ok(Vec::new());
             };
-            if r.len() != assignments.len() || s.len() != assignments.len() {
-                return Err(SynthesisError::IncompatibleLengthVector(format!(
-                    "{} assignments but {} r and {} s values",
-                    assignments.len(),
-                    r.len(),
-                    s.len()
-                )));
-            }
             let shape = first.shape();
-            let densities = |x: &ProvingAssignment<E::Fr>| {
-                (
-                    x.a_aux_density.get_total_density(),
-                    x.b_input_density.get_total_density(),
-                    x.b_aux_density.get_total_density(),
-                )
-            };
-            if let Some(other) = assignments
-                .iter()
-                .find(|x| x.shape() != shape || densities(x) != densities(first))
-            {
-                return Err(SynthesisError::IncompatibleLengthVector(format!(
-                    "assignments of different circuits in one batch: {:?} and {:?}",
-                    shape,
-                    other.shape()
-                )));
-            }
-            for assignment in assignments {
-                assignment
-                    .check()
-                    .map_err(|e| SynthesisError::IncompatibleLengthVector(e.to_string()))?;
-            }
+            let a_aux_total = first.a_aux_density.get_total_density();
+            let b_input_total = first.b_input_density.get_total_density();
+            let b_aux_total = first.b_aux_density.get_total_density();
 
-            let worker = Worker::new();
             let vk = params.get_vk(shape.inputs)?.clone();
-            if bool::from(vk.delta_g1.is_identity() | vk.delta_g2.is_identity()) {
-                return Err(SynthesisError::UnexpectedIdentity);
+            if vk.ic.len() != shape.inputs {
+                return Err(Error::InputCount {
+                    parameters: vk.ic.len(),
+                    assignment: shape.inputs,
+                });
             }
-            let (a_aux_total, b_input_total, b_aux_total) = densities(first);
+            if bool::from(vk.delta_g1.is_identity() | vk.delta_g2.is_identity()) {
+                return Err(SynthesisError::UnexpectedIdentity.into());
+            }
+            let worker = Worker::new();
             let h_bases = params.get_h(shape.constraints)?;
             let l_bases = params.get_l(shape.aux)?;
             let (a_input_bases, a_aux_bases) = params.get_a(shape.inputs, a_aux_total)?;
             let (b_g1_input_bases, b_g1_aux_bases) = params.get_b_g1(b_input_total, b_aux_total)?;
             let (b_g2_input_bases, b_g2_aux_bases) = params.get_b_g2(b_input_total, b_aux_total)?;
-            let mut g1_kernel = LockedMultiexpKernel::<E::G1Affine>::new(false);
-            let mut g2_kernel = LockedMultiexpKernel::<E::G2Affine>::new(false);
+            let mut fft_kernel = Some(LockedFftKernel::<E::Fr>::new(priority));
+            let mut g1_kernel = LockedMultiexpKernel::<E::G1Affine>::new(priority);
+            let mut g2_kernel = LockedMultiexpKernel::<E::G2Affine>::new(priority);
 
             let mut proofs = Vec::with_capacity(assignments.len());
-            for ((assignment, &r), &s) in assignments.iter().zip(r).zip(s) {
-                let h_exponents = h_coefficients(&worker, assignment)?;
-                let inputs = reprs(&assignment.input_assignment);
-                let aux = reprs(&assignment.aux_assignment);
-                let a_aux_density = Arc::new(assignment.a_aux_density.clone());
-                let b_input_density = Arc::new(assignment.b_input_density.clone());
-                let b_aux_density = Arc::new(assignment.b_aux_density.clone());
+            for ((assignment, &r), &s) in assignments.into_iter().zip(r).zip(s) {
+                let ProverVectors {
+                    a,
+                    b,
+                    c,
+                    input_assignment,
+                    aux_assignment,
+                    a_aux_density,
+                    b_input_density,
+                    b_aux_density,
+                } = assignment;
+                let h_exponents = h_coefficients(&worker, [a, b, c], &mut fft_kernel)?;
+                let inputs = reprs(input_assignment);
+                let aux = reprs(aux_assignment);
+                let a_aux_density = Arc::new(a_aux_density);
+                let b_input_density = Arc::new(b_input_density);
+                let b_aux_density = Arc::new(b_aux_density);
 
                 let mut g1 = |bases: &_, exponents: &Arc<Vec<_>>, dense: Option<&Arc<_>>| {
                     let bases = Clone::clone(bases);
@@ -220,29 +238,25 @@ macro_rules! prover_for {
                     .map_err(gpu_error)
                 };
                 let h = g1(&h_bases, &h_exponents, None)?;
+                drop(h_exponents);
                 let l = g1(&l_bases, &aux, None)?;
                 let a_answer = g1(&a_input_bases, &inputs, None)?
                     + g1(&a_aux_bases, &aux, Some(&a_aux_density))?;
                 let b_g1_answer = g1(&b_g1_input_bases, &inputs, Some(&b_input_density))?
                     + g1(&b_g1_aux_bases, &aux, Some(&b_aux_density))?;
-                let b_g2_answer = multiexp(
-                    &worker,
-                    b_g2_input_bases.clone(),
-                    b_input_density.clone(),
-                    inputs.clone(),
-                    &mut g2_kernel,
-                )
-                .wait()
-                .map_err(gpu_error)?
-                    + multiexp(
+                let mut g2 = |bases: &_, exponents: &Arc<Vec<_>>, density: &Arc<_>| {
+                    multiexp(
                         &worker,
-                        b_g2_aux_bases.clone(),
-                        b_aux_density.clone(),
-                        aux.clone(),
+                        Clone::clone(bases),
+                        Arc::clone(density),
+                        exponents.clone(),
                         &mut g2_kernel,
                     )
                     .wait()
-                    .map_err(gpu_error)?;
+                    .map_err(gpu_error)
+                };
+                let b_g2_answer = g2(&b_g2_input_bases, &inputs, &b_input_density)?
+                    + g2(&b_g2_aux_bases, &aux, &b_aux_density)?;
 
                 let g_a = vk.delta_g1 * r + vk.alpha_g1 + a_answer;
                 let g_b = vk.delta_g2 * s + vk.beta_g2 + b_g2_answer;
@@ -276,11 +290,13 @@ macro_rules! prover_for {
 }
 
 /// `prove` for bellperson 0.26 (filecoin-proofs 19.0).
+#[cfg(feature = "bellperson-0.26")]
 pub mod v0_26 {
     prover_for!(bellperson);
 }
 
 /// `prove` for bellperson 0.27 (filecoin-proofs 19.1).
+#[cfg(feature = "bellperson-0.27")]
 pub mod v0_27 {
     prover_for!(bellperson_027);
 }

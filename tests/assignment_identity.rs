@@ -3,12 +3,13 @@
 
 mod common;
 
-use bellpepper_core::Circuit;
+use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
 use blstrs::Scalar as Fr;
 use common::{
-    assert_same_parts, reference, ExtendCircuit, NumCircuit, Parts, RandomCircuit, Reference,
-    Sha256Circuit,
+    assert_same, reference, ExtendCircuit, Gadgets, NumCircuit, RandomCircuit, Sha256Circuit,
 };
+use ff::Field;
+use synthpool::error::{Side, VariableKind};
 use synthpool::{synthesize_with, EvalKernel, ProvingAssignment, SynthesisOptions};
 
 fn variants() -> Vec<SynthesisOptions> {
@@ -30,22 +31,18 @@ fn variants() -> Vec<SynthesisOptions> {
     out
 }
 
-fn assert_equal(ours: &ProvingAssignment<Fr>, expected: &Reference, what: &str) {
-    assert_same_parts(Parts::of(ours), expected.parts(), what);
-}
-
 fn check<C: Circuit<Fr> + Clone>(circuit: C, what: &str) {
     let expected = reference(circuit.clone());
     for options in variants() {
         let ours = synthesize_with(circuit.clone(), &options).unwrap();
-        assert_equal(&ours, &expected, &format!("{what} with {options:?}"));
+        assert_same(&ours, &expected, &format!("{what} with {options:?}"));
         // Pre-sized from the first run: same result.
         let sized = SynthesisOptions {
             shape: Some(ours.shape()),
             ..options
         };
         let again = synthesize_with(circuit.clone(), &sized).unwrap();
-        assert_equal(&again, &expected, &format!("{what} pre-sized"));
+        assert_same(&again, &expected, &format!("{what} pre-sized"));
         assert!(again.a.capacity() >= ours.a.len());
     }
 }
@@ -82,28 +79,19 @@ fn extended_sub_circuits_equal_serial_synthesis() {
                 &options,
             )
             .unwrap();
-            assert_equal(&extended, &serial, &format!("extend {seed}"));
+            assert_same(&extended, &serial, &format!("extend {seed}"));
         }
     }
 }
 
 #[test]
-fn sha256_circuits() {
-    let bytes: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37)).collect();
-    check(
-        Sha256Circuit {
-            bytes: Some(bytes),
-            len: 64,
-        },
-        "sha256 of 64 bytes",
-    );
-    check(
-        Sha256Circuit {
-            bytes: Some(vec![0xa5; 32]),
-            len: 32,
-        },
-        "sha256 of 32 bytes",
-    );
+fn sha256_circuits_with_either_gadget_set() {
+    for gadgets in [Gadgets::Bellperson, Gadgets::Synthpool] {
+        check(
+            Sha256Circuit::sample(64, gadgets),
+            &format!("sha256 of 64 bytes, {gadgets:?}"),
+        );
+    }
 }
 
 #[test]
@@ -119,50 +107,91 @@ fn num_heavy_circuits() {
 
 #[test]
 fn pool_recycles_nearly_every_buffer() {
-    let ours = synthesize_with(
-        RandomCircuit {
-            seed: 1,
-            steps: 2000,
-        },
-        &SynthesisOptions::default(),
-    )
+    let mut cs = ProvingAssignment::<Fr>::with_options(&SynthesisOptions::default()).unwrap();
+    cs.alloc_input(|| "one", || Ok(Fr::from(1u64))).unwrap();
+    RandomCircuit {
+        seed: 1,
+        steps: 2000,
+    }
+    .synthesize(&mut cs)
     .unwrap();
-    let stats = ours.pool_stats().unwrap();
+    let stats = cs.pool_stats().unwrap();
     println!("pool: {stats:?}, hit rate {:.4}", stats.hit_rate());
     assert!(stats.hit_rate() > 0.95, "{stats:?}");
 }
 
 #[test]
 fn alloc_errors_propagate_and_leave_the_pool_usable() {
-    use bellpepper_core::{ConstraintSystem, SynthesisError};
-    let mut cs = ProvingAssignment::<Fr>::with_options(&SynthesisOptions::default());
+    let mut cs = ProvingAssignment::<Fr>::with_options(&SynthesisOptions::default()).unwrap();
     cs.alloc_input(|| "one", || Ok(Fr::from(1u64))).unwrap();
     let x = cs.alloc(|| "x", || Ok(Fr::from(3u64))).unwrap();
     cs.enforce(|| "c0", |lc| lc + x, |lc| lc + x, |lc| lc + x);
     let err = cs.alloc(|| "bad", || Err(SynthesisError::AssignmentMissing));
     assert!(matches!(err, Err(SynthesisError::AssignmentMissing)));
     cs.enforce(|| "c1", |lc| lc + x + x, |lc| lc + x, |lc| lc);
-    assert_eq!(cs.a, vec![Fr::from(3u64), Fr::from(6u64)]);
-    assert_eq!(cs.aux_assignment.len(), 1);
+    assert_eq!(cs.vectors().a, vec![Fr::from(3u64), Fr::from(6u64)]);
+    assert_eq!(cs.vectors().aux_assignment.len(), 1);
     assert!(cs.pool_stats().unwrap().hits > 0);
 }
 
-#[test]
-fn references_to_unallocated_variables_are_errors_not_panics() {
-    use bellpepper_core::{ConstraintSystem, Index, SynthesisError, Variable};
-    struct Bad;
-    impl Circuit<Fr> for Bad {
-        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-            let ghost = Variable::new_unchecked(Index::Aux(7));
-            cs.enforce(|| "ghost", |lc| lc + ghost, |lc| lc, |lc| lc);
-            Ok(())
-        }
+/// Enforces `terms` (variable, coefficient) in A of one constraint, after one aux variable.
+#[derive(Clone)]
+struct Naming(Vec<(Variable, Fr)>);
+
+impl Circuit<Fr> for Naming {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        cs.alloc(|| "x", || Ok(Fr::from(2u64)))?;
+        cs.enforce(
+            || "naming",
+            |lc| {
+                self.0
+                    .iter()
+                    .fold(lc, |lc, &(var, coeff)| lc + (coeff, var))
+            },
+            |lc| lc + CS::one(),
+            |lc| lc,
+        );
+        Ok(())
     }
+}
+
+#[test]
+fn references_to_unallocated_variables_are_errors_naming_the_term() {
+    let ghost = Variable::new_unchecked(Index::Aux(7));
     for options in variants() {
-        let err = synthesize_with(Bad, &options).err().expect("must fail");
+        let err = synthesize_with(Naming(vec![(ghost, Fr::ONE)]), &options)
+            .err()
+            .expect("must fail");
         assert!(
-            matches!(err, SynthesisError::IncompatibleLengthVector(_)),
+            matches!(
+                err,
+                synthpool::Error::UnallocatedVariable {
+                    constraint: 0,
+                    side: Side::A,
+                    kind: VariableKind::Aux,
+                    index: 7,
+                    allocated: 1,
+                }
+            ),
             "{err}"
         );
+    }
+}
+
+#[test]
+fn a_zero_coefficient_on_an_unallocated_variable_is_skipped_as_bellperson_skips_it() {
+    let ghost = Variable::new_unchecked(Index::Aux(7));
+    let x = Variable::new_unchecked(Index::Aux(0));
+    let circuit = Naming(vec![(x, Fr::from(3u64)), (ghost, Fr::ZERO)]);
+    let expected = {
+        let mut cs = common::Reference::default();
+        cs.alloc_input(|| "", || Ok(Fr::ONE)).unwrap();
+        circuit.clone().synthesize(&mut cs).unwrap();
+        cs.0
+    };
+    for options in variants() {
+        let ours = synthesize_with(circuit.clone(), &options).unwrap();
+        assert_eq!(ours.a[0], expected.a[0], "{options:?}");
+        assert_eq!(ours.a_aux_density, expected.a_aux_density, "{options:?}");
     }
 }

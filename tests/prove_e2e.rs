@@ -5,12 +5,33 @@
 
 mod common;
 
+use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::{Bls12, Scalar as Fr};
-use common::{NumCircuit, Sha256Circuit};
+use common::NumCircuit;
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-use synthpool::{synthesize_batch, synthesize_batch_with, EvalKernel, SynthesisOptions};
+use synthpool::{
+    synthesize_batch, synthesize_batch_with, Error, EvalKernel, ProverVectors, SynthesisOptions,
+};
+
+/// `n` public inputs and nothing else: parameters of another input count than NumCircuit's.
+struct WithInputs(usize);
+
+impl Circuit<Fr> for WithInputs {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        for i in 0..self.0 {
+            let v = cs.alloc_input(|| format!("in {i}"), || Ok(Fr::from(i as u64)))?;
+            cs.enforce(
+                || format!("c {i}"),
+                |lc| lc + v,
+                |lc| lc + CS::one(),
+                |lc| lc + v,
+            );
+        }
+        Ok(())
+    }
+}
 
 macro_rules! end_to_end {
     ($bellperson:ident, $ours:path) => {{
@@ -45,14 +66,16 @@ macro_rules! end_to_end {
                     ..SynthesisOptions::default()
                 };
                 let assignments = synthesize_batch_with(circuits(&[3, 1 << 40]), &options).unwrap();
-                let proofs = ours::prove(&params, &assignments, &r, &s).unwrap();
-                for ((proof, theirs), assignment) in proofs.iter().zip(&expected).zip(&assignments)
-                {
+                let publics: Vec<Vec<Fr>> = assignments
+                    .iter()
+                    .map(|a| a.input_assignment[1..].to_vec())
+                    .collect();
+                let proofs = ours::prove(&params, assignments, &r, &s).unwrap();
+                for ((proof, theirs), public) in proofs.iter().zip(&expected).zip(&publics) {
                     let (mut mine, mut bytes) = (Vec::new(), Vec::new());
                     proof.write(&mut mine).unwrap();
                     theirs.write(&mut bytes).unwrap();
                     assert_eq!(mine, bytes, "{options:?}");
-                    let public = &assignment.input_assignment[1..];
                     assert!(groth16::verify_proof(&pvk, proof, public).unwrap());
                 }
             }
@@ -62,11 +85,37 @@ macro_rules! end_to_end {
         let mut assignments = synthesize_batch(circuits(&[5])).unwrap();
         let public = assignments[0].input_assignment[1..].to_vec();
         assignments[0].aux_assignment[3] += Fr::ONE;
-        let proofs = ours::prove(&params, &assignments, &r[..1], &s[..1]).unwrap();
+        let proofs = ours::prove(&params, assignments, &r[..1], &s[..1]).unwrap();
         assert!(!groth16::verify_proof(&pvk, &proofs[0], &public).unwrap());
 
         // Mismatched randomness is an error, not a panic.
-        assert!(ours::prove(&params, &assignments, &r, &s[..1]).is_err());
+        let assignments = synthesize_batch(circuits(&[5])).unwrap();
+        assert!(matches!(
+            ours::prove(&params, assignments, &r, &s[..1]),
+            Err(Error::Randomness {
+                assignments: 1,
+                r: 2,
+                s: 1
+            })
+        ));
+
+        // An empty assignment, and one of another input count, are errors naming the member.
+        let mut batch = synthesize_batch(circuits(&[5, 6])).unwrap();
+        batch[1] = ProverVectors::default();
+        match ours::prove(&params, batch, &r, &s) {
+            Err(Error::Member { index: 1, source }) => {
+                assert!(matches!(*source, Error::EmptyAssignment), "{source}")
+            }
+            other => panic!("{:?}", other.map(|p| p.len())),
+        }
+        let other_inputs = synthesize_batch(vec![WithInputs(3)]).unwrap();
+        match ours::prove(&params, other_inputs, &r[..1], &s[..1]) {
+            Err(Error::InputCount {
+                parameters: 2,
+                assignment: 4,
+            }) => {}
+            other => panic!("{:?}", other.map(|p| p.len())),
+        }
     }};
 }
 
@@ -78,34 +127,6 @@ fn bellperson_0_26_accepts_and_matches_our_proofs() {
 #[test]
 fn bellperson_0_27_accepts_and_matches_our_proofs() {
     end_to_end!(bellperson_027, synthpool::prover::v0_27);
-}
-
-#[test]
-fn sha256_proof_matches_bellperson() {
-    use bellperson::groth16;
-    let mut rng = XorShiftRng::seed_from_u64(9);
-    let params = groth16::generate_random_parameters::<Bls12, _, _>(
-        Sha256Circuit {
-            bytes: None,
-            len: 32,
-        },
-        &mut rng,
-    )
-    .unwrap();
-    let circuit = Sha256Circuit {
-        bytes: Some((0..32).collect()),
-        len: 32,
-    };
-    let (r, s) = synthpool::prover::v0_26::random_rs::<Fr>(1, &mut rng);
-    let theirs = groth16::create_proof(circuit.clone(), &params, r[0], s[0]).unwrap();
-    let assignments = synthesize_batch(vec![circuit]).unwrap();
-    let ours = synthpool::prover::v0_26::prove(&params, &assignments, &r, &s).unwrap();
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    ours[0].write(&mut a).unwrap();
-    theirs.write(&mut b).unwrap();
-    assert_eq!(a, b);
-    let pvk = groth16::prepare_verifying_key(&params.vk);
-    assert!(groth16::verify_proof(&pvk, &ours[0], &assignments[0].input_assignment[1..]).unwrap());
 }
 
 #[test]
@@ -126,7 +147,7 @@ fn parameters_of_another_circuit_are_an_error_not_a_panic() {
         }])
         .unwrap();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            synthpool::prover::v0_26::prove(&params, &other, &r, &s)
+            synthpool::prover::v0_26::prove(&params, other.clone(), &r, &s)
         }));
         match result {
             // Same input count but another shape: a proof that does not verify.

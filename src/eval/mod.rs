@@ -9,12 +9,14 @@
 //! assignment value first: a zero value adds nothing, a one adds the coefficient, so the
 //! boolean-heavy SHA-256 circuits evaluate almost without multiplications.
 //!
-//! All follow bellperson's rules exactly: a term with a zero coefficient adds nothing and
-//! does not mark the density (the density depends on the coefficient only, never on the
-//! value); coefficient one skips the multiplication. Coefficient minus one subtracts instead
-//! of multiplying. Field arithmetic is exact, so every path gives the same field element.
+//! All follow bellperson's rules exactly: a term with a zero coefficient is skipped before
+//! anything else ([`is_dropped`], the one statement of that rule), so it adds nothing, marks
+//! no density and may even name a variable that does not exist; the density depends on the
+//! coefficient only, never on the value; coefficient one skips the multiplication.
+//! Coefficient minus one subtracts instead of multiplying. Field arithmetic is exact, so
+//! every path gives the same field element.
 
-mod hint;
+mod prefetch;
 
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
@@ -47,9 +49,19 @@ impl EvalKernel {
     pub fn is_native(self) -> bool {
         match self {
             EvalKernel::Portable | EvalKernel::BitValues => true,
-            EvalKernel::Prefetch | EvalKernel::BitValuesPrefetch => hint::PREFETCH_AVAILABLE,
+            EvalKernel::Prefetch | EvalKernel::BitValuesPrefetch => prefetch::PREFETCH_AVAILABLE,
         }
     }
+}
+
+/// Whether a term with this coefficient is left out: of evaluation, of the densities and of
+/// recordings. bellperson skips exactly the zero coefficients, before it looks at the
+/// variable; so does everything here.
+#[inline(always)]
+pub fn is_dropped<Scalar: PrimeField>(coeff: &Scalar) -> bool {
+    // `==` rather than `is_zero_vartime`: for blstrs the latter goes through the
+    // constant-time comparison (with an optimization barrier) on every term.
+    *coeff == Scalar::ZERO
 }
 
 /// Field constants the loop compares against, computed once per assignment rather than
@@ -123,19 +135,17 @@ fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool>(
         if PREFETCH {
             if let Some(&(ahead, _)) = terms.get(position + PREFETCH_DISTANCE) {
                 if let Some(value) = values.get(ahead) {
-                    hint::prefetch_read(value);
+                    prefetch::prefetch_read(value);
                 }
             }
+        }
+        if is_dropped(&coeff) {
+            continue;
         }
         let value = *values.get(index).ok_or(OutOfRange {
             index,
             len: values.len(),
         })?;
-        // `==` rather than `is_zero_vartime`: for blstrs the latter goes through the
-        // constant-time comparison (with an optimization barrier) on every term.
-        if coeff == Scalar::ZERO {
-            continue;
-        }
         if let Some(tracker) = density.as_deref_mut() {
             tracker.inc(index);
         }
@@ -202,8 +212,20 @@ mod tests {
     }
 
     #[test]
-    fn out_of_range_terms_are_errors() {
+    fn out_of_range_terms_are_errors_unless_their_coefficient_is_zero() {
         let values = vec![Fr::ONE; 3];
+        for kernel in EvalKernel::ALL {
+            let dropped = [(0, Fr::ONE), (9, Fr::ZERO)];
+            let sum = evaluate(
+                kernel,
+                &Constants::default(),
+                &dropped,
+                &values,
+                None,
+                Fr::ZERO,
+            );
+            assert_eq!(sum, Ok(Fr::ONE), "{kernel:?}");
+        }
         let terms = vec![(0, Fr::ONE), (3, Fr::ONE)];
         for kernel in EvalKernel::ALL {
             assert_eq!(

@@ -7,26 +7,20 @@ use bellpepper_core::num::{AllocatedNum, Num};
 use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
+use std::collections::HashMap;
+
 use bellperson::gadgets::{multipack, sha256::sha256};
 use blstrs::Scalar as Fr;
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::Field;
 use rand_core::{RngCore, SeedableRng};
 use rand_xorshift::XorShiftRng;
+use synthpool::ProverVectors;
 
 /// bellperson's prover assignment, step by step: fresh LCs per enforce, its
 /// eval-with-trackers rules (zero coefficients skipped for density, inputs not tracked in A).
 #[derive(Default)]
-pub struct Reference {
-    pub a_aux_density: DensityTracker,
-    pub b_input_density: DensityTracker,
-    pub b_aux_density: DensityTracker,
-    pub a: Vec<Fr>,
-    pub b: Vec<Fr>,
-    pub c: Vec<Fr>,
-    pub inputs: Vec<Fr>,
-    pub aux: Vec<Fr>,
-}
+pub struct Reference(pub ProverVectors<Fr>);
 
 fn eval(
     lc: &LinearCombination<Fr>,
@@ -67,10 +61,13 @@ impl ConstraintSystem<Fr> for Reference {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.aux.push(f()?);
-        self.a_aux_density.add_element();
-        self.b_aux_density.add_element();
-        Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
+        let v = &mut self.0;
+        v.aux_assignment.push(f()?);
+        v.a_aux_density.add_element();
+        v.b_aux_density.add_element();
+        Ok(Variable::new_unchecked(Index::Aux(
+            v.aux_assignment.len() - 1,
+        )))
     }
 
     fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
@@ -79,9 +76,12 @@ impl ConstraintSystem<Fr> for Reference {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.inputs.push(f()?);
-        self.b_input_density.add_element();
-        Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
+        let v = &mut self.0;
+        v.input_assignment.push(f()?);
+        v.b_input_density.add_element();
+        Ok(Variable::new_unchecked(Index::Input(
+            v.input_assignment.len() - 1,
+        )))
     }
 
     fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
@@ -95,24 +95,20 @@ impl ConstraintSystem<Fr> for Reference {
         let a = a(LinearCombination::zero());
         let b = b(LinearCombination::zero());
         let c = c(LinearCombination::zero());
-        let a = eval(
-            &a,
-            None,
-            Some(&mut self.a_aux_density),
-            &self.inputs,
-            &self.aux,
-        );
+        let v = &mut self.0;
+        let (inputs, aux) = (&v.input_assignment, &v.aux_assignment);
+        let a = eval(&a, None, Some(&mut v.a_aux_density), inputs, aux);
         let b = eval(
             &b,
-            Some(&mut self.b_input_density),
-            Some(&mut self.b_aux_density),
-            &self.inputs,
-            &self.aux,
+            Some(&mut v.b_input_density),
+            Some(&mut v.b_aux_density),
+            inputs,
+            aux,
         );
-        let c = eval(&c, None, None, &self.inputs, &self.aux);
-        self.a.push(a);
-        self.b.push(b);
-        self.c.push(c);
+        let c = eval(&c, None, None, inputs, aux);
+        v.a.push(a);
+        v.b.push(b);
+        v.c.push(c);
     }
 
     fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, _: N) {}
@@ -122,52 +118,13 @@ impl ConstraintSystem<Fr> for Reference {
     }
 }
 
-/// The eight outputs of synthesis, borrowed, from ours or from the reference.
-pub struct Parts<'a> {
-    pub inputs: &'a [Fr],
-    pub aux: &'a [Fr],
-    pub a: &'a [Fr],
-    pub b: &'a [Fr],
-    pub c: &'a [Fr],
-    pub a_aux_density: &'a DensityTracker,
-    pub b_input_density: &'a DensityTracker,
-    pub b_aux_density: &'a DensityTracker,
-}
-
-impl<'a> Parts<'a> {
-    pub fn of(assignment: &'a synthpool::ProvingAssignment<Fr>) -> Self {
-        Parts {
-            inputs: &assignment.input_assignment,
-            aux: &assignment.aux_assignment,
-            a: &assignment.a,
-            b: &assignment.b,
-            c: &assignment.c,
-            a_aux_density: &assignment.a_aux_density,
-            b_input_density: &assignment.b_input_density,
-            b_aux_density: &assignment.b_aux_density,
-        }
-    }
-}
-
-impl Reference {
-    pub fn parts(&self) -> Parts<'_> {
-        Parts {
-            inputs: &self.inputs,
-            aux: &self.aux,
-            a: &self.a,
-            b: &self.b,
-            c: &self.c,
-            a_aux_density: &self.a_aux_density,
-            b_input_density: &self.b_input_density,
-            b_aux_density: &self.b_aux_density,
-        }
-    }
-}
-
 /// Asserts every output equal, naming the first that differs.
-pub fn assert_same_parts(ours: Parts, expected: Parts, what: &str) {
-    assert_eq!(ours.inputs, expected.inputs, "{what}: inputs");
-    assert_eq!(ours.aux, expected.aux, "{what}: aux");
+pub fn assert_same(ours: &ProverVectors<Fr>, expected: &ProverVectors<Fr>, what: &str) {
+    assert_eq!(
+        ours.input_assignment, expected.input_assignment,
+        "{what}: inputs"
+    );
+    assert_eq!(ours.aux_assignment, expected.aux_assignment, "{what}: aux");
     assert_eq!(ours.a, expected.a, "{what}: a");
     assert_eq!(ours.b, expected.b, "{what}: b");
     assert_eq!(ours.c, expected.c, "{what}: c");
@@ -186,11 +143,11 @@ pub fn assert_same_parts(ours: Parts, expected: Parts, what: &str) {
 }
 
 /// Synthesizes as bellperson's prover does: one, the circuit, `input * 0 = 0` per input.
-pub fn reference<C: Circuit<Fr>>(circuit: C) -> Reference {
+pub fn reference<C: Circuit<Fr>>(circuit: C) -> ProverVectors<Fr> {
     let mut cs = Reference::default();
     cs.alloc_input(|| "", || Ok(Fr::ONE)).unwrap();
     circuit.synthesize(&mut cs).unwrap();
-    for i in 0..cs.inputs.len() {
+    for i in 0..cs.0.input_assignment.len() {
         cs.enforce(
             || "",
             |lc| lc + Variable::new_unchecked(Index::Input(i)),
@@ -198,7 +155,7 @@ pub fn reference<C: Circuit<Fr>>(circuit: C) -> Reference {
             |lc| lc,
         );
     }
-    cs
+    cs.0
 }
 
 fn coeff(rng: &mut XorShiftRng) -> Fr {
@@ -211,8 +168,9 @@ fn coeff(rng: &mut XorShiftRng) -> Fr {
     }
 }
 
-/// Random R1CS: allocations, inputs interleaved with constraints, and constraints over
-/// random earlier variables with repeated, cancelling and zero terms.
+/// Random satisfiable R1CS: allocations, inputs interleaved with constraints, and
+/// constraints over random earlier variables with repeated, cancelling and zero terms (a
+/// slack variable in C makes each hold).
 #[derive(Clone)]
 pub struct RandomCircuit {
     pub seed: u64,
@@ -223,15 +181,24 @@ impl RandomCircuit {
     fn lay_out<CS: ConstraintSystem<Fr>>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
         let mut rng = XorShiftRng::seed_from_u64(self.seed);
         let mut vars = vec![CS::one()];
+        let mut values = HashMap::from([(CS::one(), Fr::ONE)]);
+        let value_of = |lc: &LinearCombination<Fr>, values: &HashMap<Variable, Fr>| {
+            lc.iter()
+                .fold(Fr::ZERO, |acc, (var, coeff)| acc + values[&var] * coeff)
+        };
         for step in 0..self.steps {
             match rng.next_u32() % 8 {
                 0 | 1 => {
                     let v = Fr::random(&mut rng);
-                    vars.push(cs.alloc(|| format!("aux {step}"), || Ok(v))?);
+                    let var = cs.alloc(|| format!("aux {step}"), || Ok(v))?;
+                    vars.push(var);
+                    values.insert(var, v);
                 }
                 2 => {
                     let v = Fr::random(&mut rng);
-                    vars.push(cs.alloc_input(|| format!("input {step}"), || Ok(v))?);
+                    let var = cs.alloc_input(|| format!("input {step}"), || Ok(v))?;
+                    vars.push(var);
+                    values.insert(var, v);
                 }
                 _ => {
                     let mut lcs = Vec::new();
@@ -252,11 +219,20 @@ impl RandomCircuit {
                         lcs.push(lc);
                     }
                     let (c, b, a) = (lcs.pop().unwrap(), lcs.pop().unwrap(), lcs.pop().unwrap());
+                    // A slack variable in C makes the row hold, so the circuit is satisfiable.
+                    let mut k = coeff(&mut rng);
+                    if k == Fr::ZERO {
+                        k = Fr::ONE;
+                    }
+                    let gap = value_of(&a, &values) * value_of(&b, &values) - value_of(&c, &values);
+                    let slack_value = gap * k.invert().unwrap();
+                    let slack = cs.alloc(|| format!("slack {step}"), || Ok(slack_value))?;
+                    values.insert(slack, slack_value);
                     cs.enforce(
                         || format!("constraint {step}"),
                         |lc| lc + &a,
                         |lc| lc + &b,
-                        |lc| lc + &c,
+                        |lc| lc + &c + (k, slack),
                     );
                 }
             }
@@ -295,12 +271,30 @@ impl Circuit<Fr> for ExtendCircuit {
     }
 }
 
-/// SHA-256 of `bytes` with bellperson's gadgets, the digest packed into inputs: the shape
-/// of the Filecoin circuits.
+/// Which SHA-256 gadgets a circuit is built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gadgets {
+    Bellperson,
+    Synthpool,
+}
+
+/// SHA-256 of `bytes`, the digest packed into inputs: the shape of the Filecoin circuits.
 #[derive(Clone)]
 pub struct Sha256Circuit {
     pub bytes: Option<Vec<u8>>,
     pub len: usize,
+    pub gadgets: Gadgets,
+}
+
+impl Sha256Circuit {
+    /// SHA-256 of `len` pattern bytes, with known values.
+    pub fn sample(len: usize, gadgets: Gadgets) -> Self {
+        Sha256Circuit {
+            bytes: Some((0..len).map(|i| (i * 37 + 11) as u8).collect()),
+            len,
+            gadgets,
+        }
+    }
 }
 
 impl Circuit<Fr> for Sha256Circuit {
@@ -316,8 +310,16 @@ impl Circuit<Fr> for Sha256Circuit {
                 value,
             )?));
         }
-        let digest = sha256(cs.namespace(|| "sha256"), &bits)?;
-        multipack::pack_into_inputs(cs.namespace(|| "pack"), &digest)
+        match self.gadgets {
+            Gadgets::Bellperson => {
+                let digest = sha256(cs.namespace(|| "sha256"), &bits)?;
+                multipack::pack_into_inputs(cs.namespace(|| "pack"), &digest)
+            }
+            Gadgets::Synthpool => {
+                let digest = synthpool::sha256::sha256(cs.namespace(|| "sha256"), &bits)?;
+                synthpool::sha256::multipack::pack_into_inputs(cs.namespace(|| "pack"), &digest)
+            }
+        }
     }
 }
 

@@ -4,13 +4,16 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The bench package, which holds the fixtures; the script is the workspace's.
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn script(args: &[&str], store: Option<&Path>) -> (bool, String, String) {
     let mut command = Command::new("bash");
-    command.arg(root().join("scripts/perf-stat.sh")).args(args);
+    command
+        .arg(root().join("../scripts/perf-stat.sh"))
+        .args(args);
     if let Some(store) = store {
         command.env("PERF_STAT_DIR", store);
     }

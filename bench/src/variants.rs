@@ -1,13 +1,11 @@
 //! Named synthesis settings and workloads, shared by the benchmark and the runner that
 //! `scripts/perf-stat.sh` profiles, so both measure exactly the same things.
 
-use bellpepper_core::SynthesisError;
+use synthpool::pool::PoolStats;
+use synthpool::precompiled::{ProvingBuffers, Recording};
+use synthpool::{Error, EvalKernel, ProvingAssignment, Shape, SynthesisOptions};
 
-use crate::assignment::{ProvingAssignment, Shape, SynthesisOptions};
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
-use crate::eval::EvalKernel;
-use crate::pce::{PreparedCircuit, Recycled};
-use crate::prover::synthesize_with;
 
 /// One optimization setting, measured against `baseline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,15 +22,15 @@ pub struct Variant {
     pub presize: bool,
     /// The SHA-256 gadgets the circuit is built with.
     pub gadgets: GadgetSet,
-    /// Synthesize through a pre-compiled circuit (record once; then witness + evaluate).
-    pub prepared: Prepared,
+    /// Synthesize through a recording (record once; then witness + evaluate), and how.
+    pub precompiled: PrecompiledMode,
 }
 
 /// Whether and how a variant uses pre-compiled evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Prepared {
+pub enum PrecompiledMode {
     /// Direct synthesis into a `ProvingAssignment`.
-    No,
+    Off,
     /// Witness generation, then evaluation on the whole rayon pool.
     AllThreads,
     /// Witness generation, then evaluation on one thread.
@@ -43,27 +41,29 @@ pub enum Prepared {
     OneThreadRecycled,
 }
 
-impl Prepared {
+impl PrecompiledMode {
     /// Whether proofs reuse the previous proof's buffers.
     pub fn recycles(self) -> bool {
         matches!(
             self,
-            Prepared::OneThreadRecycled | Prepared::AllThreadsRecycled
+            PrecompiledMode::OneThreadRecycled | PrecompiledMode::AllThreadsRecycled
         )
     }
 
     /// Runs `work` on a one-thread rayon pool for the one-thread modes, else on the current
     /// pool.
-    pub fn on_threads<R: Send>(self, work: impl FnOnce() -> R + Send) -> Result<R, SynthesisError> {
+    pub fn on_threads<R: Send>(self, work: impl FnOnce() -> R + Send) -> R {
         match self {
-            Prepared::OneThread | Prepared::OneThreadRecycled => {
-                Ok(rayon::ThreadPoolBuilder::new()
+            PrecompiledMode::OneThread | PrecompiledMode::OneThreadRecycled => {
+                rayon::ThreadPoolBuilder::new()
                     .num_threads(1)
                     .build()
-                    .map_err(|e| SynthesisError::IoError(std::io::Error::other(e)))?
-                    .install(work))
+                    .expect("a one-thread rayon pool")
+                    .install(work)
             }
-            Prepared::No | Prepared::AllThreads | Prepared::AllThreadsRecycled => Ok(work()),
+            PrecompiledMode::Off
+            | PrecompiledMode::AllThreads
+            | PrecompiledMode::AllThreadsRecycled => work(),
         }
     }
 }
@@ -101,7 +101,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Bellperson,
-        prepared: Prepared::No,
+        precompiled: PrecompiledMode::Off,
     },
     Variant {
         name: "pool",
@@ -110,7 +110,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Bellperson,
-        prepared: Prepared::No,
+        precompiled: PrecompiledMode::Off,
     },
     Variant {
         name: "gadgets",
@@ -119,7 +119,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Synthpool,
-        prepared: Prepared::No,
+        precompiled: PrecompiledMode::Off,
     },
     Variant {
         name: "prefetch",
@@ -128,7 +128,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Prefetch,
         presize: false,
         gadgets: GadgetSet::Bellperson,
-        prepared: Prepared::No,
+        precompiled: PrecompiledMode::Off,
     },
     Variant {
         name: "bitvalues",
@@ -137,7 +137,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::BitValues,
         presize: false,
         gadgets: GadgetSet::Bellperson,
-        prepared: Prepared::No,
+        precompiled: PrecompiledMode::Off,
     },
     Variant {
         name: "presize",
@@ -146,7 +146,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Portable,
         presize: true,
         gadgets: GadgetSet::Bellperson,
-        prepared: Prepared::No,
+        precompiled: PrecompiledMode::Off,
     },
     Variant {
         name: "gadgets+pool",
@@ -155,7 +155,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Synthpool,
-        prepared: Prepared::No,
+        precompiled: PrecompiledMode::Off,
     },
     Variant {
         name: "all",
@@ -164,7 +164,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::BitValuesPrefetch,
         presize: true,
         gadgets: GadgetSet::Synthpool,
-        prepared: Prepared::No,
+        precompiled: PrecompiledMode::Off,
     },
     Variant {
         name: "pce-1t",
@@ -173,7 +173,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Synthpool,
-        prepared: Prepared::OneThread,
+        precompiled: PrecompiledMode::OneThread,
     },
     Variant {
         name: "pce",
@@ -182,7 +182,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Synthpool,
-        prepared: Prepared::AllThreads,
+        precompiled: PrecompiledMode::AllThreads,
     },
     Variant {
         name: "pce-reuse-1t",
@@ -191,7 +191,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Synthpool,
-        prepared: Prepared::OneThreadRecycled,
+        precompiled: PrecompiledMode::OneThreadRecycled,
     },
     Variant {
         name: "pce-reuse",
@@ -200,7 +200,7 @@ pub const VARIANTS: [Variant; 12] = [
         kernel: EvalKernel::Portable,
         presize: false,
         gadgets: GadgetSet::Synthpool,
-        prepared: Prepared::AllThreadsRecycled,
+        precompiled: PrecompiledMode::AllThreadsRecycled,
     },
 ];
 
@@ -255,38 +255,43 @@ impl Workload {
         }
     }
 
-    /// Synthesizes the workload built with `gadgets`, with `options`.
+    /// Synthesizes the workload built with `gadgets`, with `options`; returns its shape and,
+    /// with the pool on, the pool's counters.
     pub fn synthesize<Scalar>(
         &self,
         gadgets: GadgetSet,
         options: &SynthesisOptions,
-    ) -> Result<ProvingAssignment<Scalar>, SynthesisError>
+    ) -> Result<(Shape, Option<PoolStats>), Error>
     where
         Scalar: ff::PrimeField + ff::PrimeFieldBits,
     {
-        synthesize_with(self.circuit(gadgets), options)
+        let mut assignment = ProvingAssignment::<Scalar>::with_options(options)?;
+        assignment.synthesize(self.circuit(gadgets))?;
+        let stats = assignment.pool_stats();
+        let vectors = assignment.into_vectors()?;
+        Ok((vectors.shape(), stats))
     }
 
-    /// Witness generation and evaluation against `prepared` as `mode` says (one thread or
-    /// the rayon pool; fresh or `recycled` buffers). The assignment is dropped, or left in
-    /// `recycled`.
-    pub fn synthesize_prepared<Scalar>(
+    /// Witness generation and evaluation against `recording` as `mode` says (one thread or
+    /// the rayon pool; fresh or recycled `buffers`). The vectors are dropped, or left in
+    /// `buffers`.
+    pub fn synthesize_precompiled<Scalar>(
         &self,
-        prepared: &PreparedCircuit<Scalar>,
+        recording: &Recording<Scalar>,
         gadgets: GadgetSet,
-        mode: Prepared,
-        recycled: &mut Recycled<Scalar>,
-    ) -> Result<(), SynthesisError>
+        mode: PrecompiledMode,
+        buffers: &mut ProvingBuffers<Scalar>,
+    ) -> Result<(), Error>
     where
         Scalar: ff::PrimeField + ff::PrimeFieldBits,
     {
         let circuit = self.circuit(gadgets);
         mode.on_threads(|| {
             if mode.recycles() {
-                recycled.synthesize(prepared, circuit).map(drop)
+                buffers.synthesize(recording, circuit).map(drop)
             } else {
-                prepared.synthesize(circuit).map(drop)
+                recording.synthesize(circuit).map(drop)
             }
-        })?
+        })
     }
 }

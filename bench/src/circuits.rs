@@ -8,7 +8,7 @@
 //! - [`Mixed`]: labels and paths together, sized by one parameter.
 //!
 //! Each exists twice, chosen by [`GadgetSet`]: built with bellperson's SHA-256 gadgets
-//! (the upstream shape) or with [`crate::sha256`]'s allocation-free ones. Both lay out
+//! (the upstream shape) or with [`synthpool::sha256`]'s allocation-free ones. Both lay out
 //! identical constraints.
 
 use bellpepper_core::boolean::{AllocatedBit, Boolean};
@@ -33,7 +33,7 @@ impl GadgetSet {
     {
         match self {
             GadgetSet::Bellperson => bellperson::gadgets::sha256::sha256(cs, bits),
-            GadgetSet::Synthpool => crate::sha256::sha256(cs, bits),
+            GadgetSet::Synthpool => synthpool::sha256::sha256(cs, bits),
         }
     }
 
@@ -44,7 +44,7 @@ impl GadgetSet {
     {
         match self {
             GadgetSet::Bellperson => bellperson::gadgets::multipack::pack_into_inputs(cs, bits),
-            GadgetSet::Synthpool => crate::sha256::multipack::pack_into_inputs(cs, bits),
+            GadgetSet::Synthpool => synthpool::sha256::multipack::pack_into_inputs(cs, bits),
         }
     }
 }

@@ -11,19 +11,18 @@
 //! The report (one table per circuit) goes to stdout and, as JSON, to
 //! `target/synth_only/report.json`.
 
-mod alloc;
-
+use std::cell::RefCell;
 use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
-use std::cell::RefCell;
-use synthpool::circuits::GadgetSet;
-use synthpool::counters;
-
-use synthpool::pce::{PreparedCircuit, Recycled};
-use synthpool::report::{Report, Row};
-use synthpool::variants::{Prepared, Variant, Workload, VARIANTS};
-use synthpool::{PoolStats, Shape, SynthesisOptions};
+use synthpool::pool::PoolStats;
+use synthpool::precompiled::{ProvingBuffers, Recording};
+use synthpool::{Shape, SynthesisOptions};
+use synthpool_bench::alloc;
+use synthpool_bench::circuits::GadgetSet;
+use synthpool_bench::counters;
+use synthpool_bench::report::{Report, Row};
+use synthpool_bench::variants::{PrecompiledMode, Variant, Workload, VARIANTS};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -65,30 +64,33 @@ fn variants() -> Vec<Variant> {
 }
 
 /// A workload recorded with one gadget set, for the pre-compiled variants.
-struct Recording {
+struct Recorded {
     gadgets: GadgetSet,
-    prepared: PreparedCircuit<Fr>,
+    recording: Recording<Fr>,
     record_ms: f64,
     /// Buffers carried between the runs of the recycling variants.
-    recycled: RefCell<Recycled<Fr>>,
+    buffers: RefCell<ProvingBuffers<Fr>>,
 }
 
 /// The recordings of one workload, one per gadget set the variants use.
-struct Recordings(Vec<Recording>);
+struct Recordings(Vec<Recorded>);
 
 impl Recordings {
     fn new(workload: &Workload, variants: &[Variant]) -> Self {
-        let mut recorded: Vec<Recording> = Vec::new();
-        for variant in variants.iter().filter(|v| v.prepared != Prepared::No) {
+        let mut recorded: Vec<Recorded> = Vec::new();
+        for variant in variants
+            .iter()
+            .filter(|v| v.precompiled != PrecompiledMode::Off)
+        {
             if recorded.iter().all(|r| r.gadgets != variant.gadgets) {
                 let start = Instant::now();
-                let prepared = PreparedCircuit::record(workload.circuit(variant.gadgets))
+                let recording = Recording::record(workload.circuit(variant.gadgets))
                     .expect("the bench circuits record");
-                recorded.push(Recording {
+                recorded.push(Recorded {
                     gadgets: variant.gadgets,
-                    prepared,
+                    recording,
                     record_ms: start.elapsed().as_secs_f64() * 1e3,
-                    recycled: RefCell::default(),
+                    buffers: RefCell::default(),
                 });
             }
         }
@@ -96,8 +98,8 @@ impl Recordings {
     }
 
     /// The recording a pre-compiled `variant` uses; `None` for direct synthesis.
-    fn for_variant(&self, variant: &Variant) -> Option<&Recording> {
-        if variant.prepared == Prepared::No {
+    fn for_variant(&self, variant: &Variant) -> Option<&Recorded> {
+        if variant.precompiled == PrecompiledMode::Off {
             return None;
         }
         self.0.iter().find(|r| r.gadgets == variant.gadgets)
@@ -112,21 +114,23 @@ fn run(
     recordings: &Recordings,
 ) -> Option<PoolStats> {
     match recordings.for_variant(variant) {
-        Some(recording) => {
+        Some(recorded) => {
             workload
-                .synthesize_prepared(
-                    &recording.prepared,
+                .synthesize_precompiled(
+                    &recorded.recording,
                     variant.gadgets,
-                    variant.prepared,
-                    &mut recording.recycled.borrow_mut(),
+                    variant.precompiled,
+                    &mut recorded.buffers.borrow_mut(),
                 )
                 .expect("the bench circuits are satisfiable");
             None
         }
-        None => workload
-            .synthesize::<Fr>(variant.gadgets, &variant.options(shape))
-            .expect("the bench circuits are satisfiable")
-            .pool_stats(),
+        None => {
+            workload
+                .synthesize::<Fr>(variant.gadgets, &variant.options(shape))
+                .expect("the bench circuits are satisfiable")
+                .1
+        }
     }
 }
 
@@ -136,35 +140,32 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 /// Witness and evaluation time per constraint, measured apart, for a pre-compiled variant.
-fn prepared_split(workload: &Workload, variant: &Variant, recording: &Recording) -> (f64, f64) {
-    let prepared = &recording.prepared;
-    let n = prepared.shape().constraints as f64;
-    let recycling = variant.prepared.recycles();
-    let mut guard = recording.recycled.borrow_mut();
+fn precompiled_split(workload: &Workload, variant: &Variant, recorded: &Recorded) -> (f64, f64) {
+    let recording = &recorded.recording;
+    let n = recording.shape().constraints as f64;
+    let recycling = variant.precompiled.recycles();
+    let mut guard = recorded.buffers.borrow_mut();
     // A plain `&mut` (not the RefCell guard) can move into the one-thread pool.
-    let recycled: &mut Recycled<Fr> = &mut guard;
+    let buffers: &mut ProvingBuffers<Fr> = &mut guard;
     let circuit = workload.circuit(variant.gadgets);
     let start = Instant::now();
     let witness = if recycling {
-        recycled.witness(prepared, circuit)
+        buffers.witness(recording, circuit)
     } else {
-        prepared.witness(circuit)
+        recording.witness(circuit)
     }
     .expect("the bench circuits are satisfiable");
     let witness_ns = start.elapsed().as_nanos() as f64 / n;
     let evaluate = || {
         if recycling {
-            recycled.evaluate(prepared, witness).map(drop)
+            buffers.evaluate(recording, witness).map(drop)
         } else {
-            prepared.evaluate(witness).map(drop)
+            recording.evaluate(witness).map(drop)
         }
         .expect("shapes match")
     };
     let start = Instant::now();
-    variant
-        .prepared
-        .on_threads(evaluate)
-        .expect("a one-thread pool");
+    variant.precompiled.on_threads(evaluate);
     (witness_ns, start.elapsed().as_nanos() as f64 / n)
 }
 
@@ -177,7 +178,7 @@ fn measure(
     let shape = workload
         .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
         .expect("the bench circuits are satisfiable")
-        .shape();
+        .0;
     let n = shape.constraints as f64;
     let recordings = Recordings::new(workload, variants);
     // Round-robin repetitions, so drift on a noisy machine hits every variant alike.
@@ -203,8 +204,8 @@ fn measure(
         };
         let ratio =
             |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| x / y);
-        let recording = recordings.for_variant(variant);
-        let split = recording.map(|r| prepared_split(workload, variant, r));
+        let recorded = recordings.for_variant(variant);
+        let split = recorded.map(|r| precompiled_split(workload, variant, r));
         rows.push(Row {
             circuit: workload.label(),
             variant: variant.name,
@@ -223,11 +224,11 @@ fn measure(
             allocations_per_constraint: (after_calls - before_calls) as f64 / n,
             bytes_per_constraint: (after_bytes - before_bytes) as f64 / n,
             pool_hit_rate: pool_stats.map(|s| s.hit_rate()),
-            record_ms: recording.map(|r| r.record_ms),
+            record_ms: recorded.map(|r| r.record_ms),
             witness_ns_per_constraint: split.map(|(w, _)| w),
             evaluate_ns_per_constraint: split.map(|(_, e)| e),
-            bytes_per_nonzero: recording.map(|r| r.prepared.bytes_per_nonzero()),
-            dictionary_len: recording.map(|r| r.prepared.dictionary_len()),
+            bytes_per_nonzero: recorded.map(|r| r.recording.bytes_per_nonzero()),
+            dictionary_len: recorded.map(|r| r.recording.dictionary_len()),
         });
     }
     // Ratio = baseline time / variant time: above 1 is faster than the baseline.
@@ -274,7 +275,7 @@ fn main() {
         .flat_map(|w| measure(w, &variants, reps, &mut counters))
         .collect();
     let report = Report {
-        schema: synthpool::report::SCHEMA,
+        schema: synthpool_bench::report::SCHEMA,
         allocator: alloc::NAME,
         hardware_counters: counters.unavailable.as_deref(),
         rows: &rows,
@@ -298,7 +299,7 @@ fn main() {
         let shape = workload
             .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
             .expect("the bench circuits are satisfiable")
-            .shape();
+            .0;
         let recordings = Recordings::new(workload, &variants);
         let mut group = criterion.benchmark_group(workload.label());
         for variant in &variants {

@@ -10,14 +10,12 @@
 
 use std::process::ExitCode;
 
-use synthpool::pce::{PreparedCircuit, Recycled};
-use synthpool::variants::{Prepared, Variant, Workload};
+use synthpool::precompiled::{ProvingBuffers, Recording};
+use synthpool_bench::alloc;
+use synthpool_bench::variants::{PrecompiledMode, Variant, Workload};
 
 // The bench's counting allocator (jemalloc, or the system allocator with
 // `--features system-alloc`), so the runner reports allocations like the bench does.
-#[path = "../benches/synth_only/alloc.rs"]
-mod alloc;
-
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
@@ -70,32 +68,32 @@ fn main() -> ExitCode {
             .synthesize::<Fr>(args.variant.gadgets, options)
     };
     let shape = match run(&first_options) {
-        Ok(assignment) => assignment.shape(),
+        Ok((shape, _)) => shape,
         Err(e) => {
             eprintln!("synth_runner: synthesis failed: {e}");
             return ExitCode::FAILURE;
         }
     };
     let options = args.variant.options(shape);
-    let prepared = match args.variant.prepared {
-        Prepared::No => None,
-        _ => match PreparedCircuit::<Fr>::record(args.workload.circuit(args.variant.gadgets)) {
-            Ok(prepared) => Some(prepared),
+    let recording = match args.variant.precompiled {
+        PrecompiledMode::Off => None,
+        _ => match Recording::<Fr>::record(args.workload.circuit(args.variant.gadgets)) {
+            Ok(recording) => Some(recording),
             Err(e) => {
                 eprintln!("synth_runner: recording failed: {e}");
                 return ExitCode::FAILURE;
             }
         },
     };
-    let mut recycled = Recycled::default();
+    let mut buffers = ProvingBuffers::default();
     let (calls_before, bytes_before) = alloc::totals();
     for _ in 0..args.reps {
-        let result = match &prepared {
-            Some(prepared) => args.workload.synthesize_prepared(
-                prepared,
+        let result = match &recording {
+            Some(recording) => args.workload.synthesize_precompiled(
+                recording,
                 args.variant.gadgets,
-                args.variant.prepared,
-                &mut recycled,
+                args.variant.precompiled,
+                &mut buffers,
             ),
             None => run(&options).map(drop),
         };

@@ -1,22 +1,56 @@
-//! The witness generator: runs only the value closures of a circuit, into vectors sized for
-//! the recorded shape. `enforce` does nothing, so no linear combination is ever built.
+//! The witness generator: runs only the value closures of a circuit and counts its
+//! constraints. `enforce` never calls its closures, so no linear combination is built; the
+//! count is what lets evaluation refuse a witness of another structure.
 
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use ff::PrimeField;
 
-/// The values of a circuit's variables: inputs (input 0 is the constant one) and aux.
+use crate::protocol::{root_without_names, CountsInputs};
+
+/// The values of a circuit's variables (input 0 is the constant one) and how many
+/// constraints the circuit enforced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Witness<Scalar> {
-    /// Input values.
-    pub inputs: Vec<Scalar>,
-    /// Aux values.
-    pub aux: Vec<Scalar>,
+    pub(crate) inputs: Vec<Scalar>,
+    pub(crate) aux: Vec<Scalar>,
+    pub(crate) constraints: usize,
+}
+
+impl<Scalar> Witness<Scalar> {
+    /// The input values, the constant one first.
+    pub fn inputs(&self) -> &[Scalar] {
+        &self.inputs
+    }
+
+    /// The aux values.
+    pub fn aux(&self) -> &[Scalar] {
+        &self.aux
+    }
+
+    /// Constraints enforced (the prover's per-input constraints included, when generated
+    /// through a [`crate::precompiled::Recording`]).
+    pub fn constraints(&self) -> usize {
+        self.constraints
+    }
+
+    /// Empties the vectors, keeping their capacity for the next circuit.
+    pub(crate) fn clear(&mut self) {
+        self.inputs.clear();
+        self.aux.clear();
+        self.constraints = 0;
+    }
 }
 
 fn append_zeros<Scalar: PrimeField>(values: &mut Vec<Scalar>, n: usize) -> &mut [Scalar] {
     let start = values.len();
     values.resize(start + n, Scalar::ZERO);
     &mut values[start..]
+}
+
+impl<Scalar: PrimeField> CountsInputs for Witness<Scalar> {
+    fn input_count(&self) -> usize {
+        self.inputs.len()
+    }
 }
 
 impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
@@ -46,6 +80,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
     }
 
+    #[inline]
     fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
     where
         A: FnOnce() -> AR,
@@ -54,20 +89,10 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
         LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
     {
+        self.constraints += 1;
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
+    root_without_names!();
 
     fn is_extensible() -> bool {
         true
@@ -78,6 +103,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         self.inputs
             .extend_from_slice(other.inputs.get(1..).unwrap_or_default());
         self.aux.extend_from_slice(&other.aux);
+        self.constraints += other.constraints;
     }
 
     fn is_witness_generator(&self) -> bool {
@@ -93,10 +119,9 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
     }
 
     fn allocate_empty(&mut self, aux_n: usize, inputs_n: usize) -> (&mut [Scalar], &mut [Scalar]) {
-        let aux_start = self.aux.len();
-        self.aux.resize(aux_start + aux_n, Scalar::ZERO);
+        let aux = append_zeros(&mut self.aux, aux_n);
         let inputs = append_zeros(&mut self.inputs, inputs_n);
-        (&mut self.aux[aux_start..], inputs)
+        (aux, inputs)
     }
 
     fn allocate_empty_inputs(&mut self, n: usize) -> &mut [Scalar] {

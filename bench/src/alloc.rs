@@ -1,0 +1,78 @@
+//! The counting global allocator of the bench, the runner and the budgets test: jemalloc, or
+//! the system allocator with `--features system-alloc`, wrapped to count allocation calls
+//! and bytes.
+//!
+//! The choice is made at compile time because a block must be freed by the allocator that
+//! made it, and the runtime allocates before `main` could read a setting. The counters are
+//! process-wide atomics, so they count every thread of the measured work (rayon's workers
+//! included), not one pool's (pools stay lock- and atomic-free).
+
+#![allow(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+use std::alloc::{GlobalAlloc, Layout};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+#[cfg(feature = "system-alloc")]
+type Inner = std::alloc::System;
+#[cfg(not(feature = "system-alloc"))]
+type Inner = tikv_jemallocator::Jemalloc;
+
+#[cfg(feature = "system-alloc")]
+const INNER: Inner = std::alloc::System;
+#[cfg(not(feature = "system-alloc"))]
+const INNER: Inner = tikv_jemallocator::Jemalloc;
+
+/// The allocator in use, for the report.
+pub const NAME: &str = if cfg!(feature = "system-alloc") {
+    "system"
+} else {
+    "jemalloc"
+};
+
+static CALLS: AtomicU64 = AtomicU64::new(0);
+static BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// `(calls, bytes)` allocated so far by every thread (reallocations count as calls, with
+/// their new size).
+pub fn totals() -> (u64, u64) {
+    (CALLS.load(Relaxed), BYTES.load(Relaxed))
+}
+
+fn count(bytes: usize) {
+    CALLS.fetch_add(1, Relaxed);
+    BYTES.fetch_add(bytes as u64, Relaxed);
+}
+
+/// The counting allocator; install it with `#[global_allocator]`.
+pub struct Counting;
+
+// SAFETY: every call is forwarded unchanged to one allocator fixed at compile time, so the
+// `GlobalAlloc` contract holds exactly when the inner allocator's does; the counters are
+// plain atomics and never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: the caller's guarantees for `alloc` are passed on unchanged.
+        unsafe { INNER.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by `INNER` with `layout` (every allocation goes
+        // through this wrapper), as the caller guarantees for this allocator.
+        unsafe { INNER.dealloc(ptr, layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: the caller's guarantees for `alloc_zeroed` are passed on unchanged.
+        unsafe { INNER.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size);
+        // SAFETY: `ptr` came from `INNER` with `layout`, and the caller's guarantees for
+        // `realloc` are passed on unchanged.
+        unsafe { INNER.realloc(ptr, layout, new_size) }
+    }
+}

@@ -1,0 +1,166 @@
+//! One recorded R1CS matrix in compressed sparse row form, dictionary-coded, and the checks
+//! every recording passes before anything evaluates it.
+//!
+//! Invariants, established by the recorder and checked by [`validate`] before a recording
+//! is handed out, whether it was just recorded or loaded from a file:
+//! 1. `row_starts` has one entry per row plus one, starts at 0, never decreases, and ends at
+//!    `columns.len() == coeff_ids.len()`; the three matrices have the same number of rows.
+//! 2. A column with [`INPUT_FLAG`] set names input `column & !INPUT_FLAG`, below the
+//!    circuit's input count; any other column names an aux variable below its aux count.
+//! 3. Every coefficient id is below the dictionary's length; the dictionary starts with one
+//!    and minus one and holds no zero (zero terms are dropped when recording, as evaluation
+//!    and the densities skip them).
+//! 4. There is at least the constant-one input, no more inputs than rows (each input has its
+//!    own `input * 0 = 0` row) and no more aux variables than nonzero terms (an aux variable
+//!    in no constraint cannot be proven); so the counts never size memory the matrices do not
+//!    justify.
+
+use ff::PrimeField;
+
+use crate::error::Side;
+
+/// Set in a column for an input variable; clear for an aux variable.
+pub const INPUT_FLAG: u32 = 1 << 31;
+
+/// A sparse matrix: for row `r`, the terms `row_starts[r]..row_starts[r + 1]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matrix {
+    pub(crate) row_starts: Vec<u32>,
+    pub(crate) columns: Vec<u32>,
+    pub(crate) coeff_ids: Vec<u16>,
+}
+
+impl Default for Matrix {
+    fn default() -> Self {
+        Matrix {
+            row_starts: vec![0],
+            columns: Vec::new(),
+            coeff_ids: Vec::new(),
+        }
+    }
+}
+
+impl Matrix {
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.row_starts.len().saturating_sub(1)
+    }
+
+    /// Number of stored (nonzero) terms.
+    pub fn nonzeros(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Bytes held: columns, coefficient ids and row offsets.
+    pub fn bytes(&self) -> usize {
+        self.row_starts.len() * 4 + self.columns.len() * 4 + self.coeff_ids.len() * 2
+    }
+
+    /// The terms of row `row` as `(column, coefficient id)` slices.
+    #[inline]
+    pub(crate) fn row(&self, row: usize) -> (&[u32], &[u16]) {
+        let range = self.row_starts[row] as usize..self.row_starts[row + 1] as usize;
+        (&self.columns[range.clone()], &self.coeff_ids[range])
+    }
+
+    /// Drops everything after row `rows`.
+    pub(crate) fn truncate_rows(&mut self, rows: usize) {
+        self.row_starts.truncate(rows + 1);
+        let end = self.row_starts[rows] as usize;
+        self.columns.truncate(end);
+        self.coeff_ids.truncate(end);
+    }
+}
+
+/// A matrix column for `index`: the input flag for inputs, `None` past the column limit.
+pub(crate) fn column(is_input: bool, index: u64) -> Option<u32> {
+    let index = u32::try_from(index).ok().filter(|&i| i < INPUT_FLAG)?;
+    Some(if is_input { index | INPUT_FLAG } else { index })
+}
+
+/// Checks invariants 1 to 4 (the module's) for a recording of this shape; the message names
+/// the first broken one.
+pub(crate) fn validate<Scalar: PrimeField>(
+    inputs: usize,
+    aux: usize,
+    matrices: &[Matrix; 3],
+    dictionary: &[Scalar],
+) -> Result<(), String> {
+    if dictionary.len() < 2 || dictionary[0] != Scalar::ONE || dictionary[1] != -Scalar::ONE {
+        return Err("the dictionary does not start with one and minus one".into());
+    }
+    if dictionary.iter().any(|c| *c == Scalar::ZERO) {
+        return Err("the dictionary holds a zero coefficient".into());
+    }
+    let rows = matrices[0].rows();
+    for (matrix, side) in matrices.iter().zip([Side::A, Side::B, Side::C]) {
+        check_matrix(matrix, side, rows, inputs, aux, dictionary.len())?;
+    }
+    let nonzeros: usize = matrices.iter().map(Matrix::nonzeros).sum();
+    check_counts(inputs, aux, rows, nonzeros)
+}
+
+/// Invariant 4: the variable counts are what `rows` rows of `nonzeros` terms can reference.
+pub(crate) fn check_counts(
+    inputs: usize,
+    aux: usize,
+    rows: usize,
+    nonzeros: usize,
+) -> Result<(), String> {
+    if inputs == 0 || inputs > rows || aux > nonzeros {
+        return Err(format!(
+            "{inputs} inputs and {aux} aux variables cannot be the variables of {rows} rows \
+             with {nonzeros} nonzero terms (every input has its own row, every aux variable a \
+             term)"
+        ));
+    }
+    Ok(())
+}
+
+fn check_matrix(
+    matrix: &Matrix,
+    side: Side,
+    rows: usize,
+    inputs: usize,
+    aux: usize,
+    dictionary: usize,
+) -> Result<(), String> {
+    let starts = &matrix.row_starts;
+    if matrix.rows() != rows || starts.len() != rows + 1 {
+        return Err(format!(
+            "matrix {side} has {} rows, A has {rows}",
+            matrix.rows()
+        ));
+    }
+    if starts[0] != 0
+        || starts[rows] as usize != matrix.columns.len()
+        || matrix.columns.len() != matrix.coeff_ids.len()
+    {
+        return Err(format!("matrix {side}: row offsets do not span its terms"));
+    }
+    if starts.windows(2).any(|w| w[0] > w[1]) {
+        return Err(format!("matrix {side}: row offsets decrease"));
+    }
+    for &column in &matrix.columns {
+        let (index, bound, kind) = if column & INPUT_FLAG == 0 {
+            (column as usize, aux, "aux")
+        } else {
+            ((column & !INPUT_FLAG) as usize, inputs, "input")
+        };
+        if index >= bound {
+            return Err(format!(
+                "matrix {side}: {kind} column {index} out of range (< {bound})"
+            ));
+        }
+    }
+    if let Some(id) = matrix
+        .coeff_ids
+        .iter()
+        .find(|&&id| id as usize >= dictionary)
+    {
+        return Err(format!(
+            "matrix {side}: coefficient id {id} outside the dictionary of {dictionary}"
+        ));
+    }
+    Ok(())
+}

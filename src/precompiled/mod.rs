@@ -1,0 +1,342 @@
+//! Pre-compiled constraint evaluation: record a circuit's R1CS once into dictionary-coded
+//! CSR matrices, then synthesize each proof by witness generation (value closures only) and
+//! sparse evaluation, instead of rebuilding every linear combination.
+//!
+//! The result is [`ProverVectors`] equal, field for field and bit for bit, to what
+//! [`crate::synthesize`] produces for the same circuit: zero terms are dropped when recording
+//! exactly where evaluation skips them, and densities follow the same rules.
+//!
+//! A recording is only ever applied to a witness of its own structure: the witness must have
+//! the recorded numbers of inputs, aux variables and constraints (the witness generator
+//! counts `enforce` calls), and every evaluated row must satisfy `A·w * B·w = C·w`. A witness
+//! of another circuit, or one that does not satisfy the recorded constraints, is an error
+//! naming what differs or the first failing row, never an assignment.
+//!
+//! ```no_run
+//! # fn demo<C: bellpepper_core::Circuit<blstrs::Scalar> + Clone>(circuit: C) -> Result<(), synthpool::Error> {
+//! use synthpool::precompiled::Recording;
+//! let recording = Recording::record(circuit.clone())?;        // once per circuit shape
+//! recording.save(std::path::Path::new("porep.rec"))?;         // optional, versioned, checked
+//! let witness = recording.witness(circuit)?;                  // per proof: values only
+//! let vectors = recording.evaluate(witness)?;                 // A·w, B·w, C·w (rayon)
+//! # Ok(()) }
+//! ```
+
+mod file;
+mod kernel;
+mod matrix;
+mod record;
+mod witness;
+
+use bellpepper_core::{Circuit, ConstraintSystem};
+use ec_gpu_gen::multiexp_cpu::DensityTracker;
+use ff::PrimeField;
+
+pub use self::file::FORMAT_VERSION;
+pub use self::matrix::Matrix;
+pub use self::record::{NoValues, Recorder, ValueSink};
+pub use self::witness::Witness;
+
+use self::kernel::{CoefficientTable, ValueKinds};
+use self::matrix::{validate, INPUT_FLAG};
+use crate::error::Error;
+use crate::protocol::lay_out_for_proving;
+use crate::vectors::{empty_density, reserve, ProverVectors, Shape};
+
+/// A circuit's recorded constraint matrices, ready to evaluate witnesses against.
+pub struct Recording<Scalar: PrimeField> {
+    inputs: usize,
+    aux: usize,
+    matrices: [Matrix; 3],
+    dictionary: Vec<Scalar>,
+    coefficients: CoefficientTable<Scalar>,
+    /// `a_aux`, `b_input`, `b_aux`, as the recording implies them.
+    densities: [DensityTracker; 3],
+}
+
+/// Marks every variable with a term in `matrix`: inputs in `inputs` (when given), aux in `aux`.
+fn mark_density(
+    matrix: &Matrix,
+    mut inputs: Option<&mut DensityTracker>,
+    aux: &mut DensityTracker,
+) {
+    for &column in &matrix.columns {
+        if column & INPUT_FLAG == 0 {
+            aux.inc(column as usize);
+        } else if let Some(inputs) = inputs.as_deref_mut() {
+            inputs.inc((column & !INPUT_FLAG) as usize);
+        }
+    }
+}
+
+/// `target` made equal to `source`, reusing its storage.
+fn copy_density(target: &mut DensityTracker, source: &DensityTracker) {
+    target.bv.clone_from(&source.bv);
+    target.total_density = source.total_density;
+}
+
+impl<Scalar: PrimeField> Recording<Scalar> {
+    /// Builds a recording from parts that passed [`validate`], deriving the coefficient
+    /// table and the densities.
+    fn from_validated(
+        inputs: usize,
+        aux: usize,
+        matrices: [Matrix; 3],
+        dictionary: Vec<Scalar>,
+    ) -> Result<Self, Error> {
+        let mut a_aux = empty_density(aux)?;
+        let mut b_input = empty_density(inputs)?;
+        let mut b_aux = empty_density(aux)?;
+        mark_density(&matrices[0], None, &mut a_aux);
+        mark_density(&matrices[1], Some(&mut b_input), &mut b_aux);
+        Ok(Recording {
+            inputs,
+            aux,
+            coefficients: CoefficientTable::new(&dictionary),
+            matrices,
+            dictionary,
+            densities: [a_aux, b_input, b_aux],
+        })
+    }
+
+    /// Checks the invariants of [`Matrix`]'s module and builds the recording; what breaks
+    /// one is reported as `broken(message)`.
+    fn checked(
+        inputs: usize,
+        aux: usize,
+        matrices: [Matrix; 3],
+        dictionary: Vec<Scalar>,
+        broken: impl FnOnce(String) -> Error,
+    ) -> Result<Self, Error> {
+        validate(inputs, aux, &matrices, &dictionary).map_err(broken)?;
+        Self::from_validated(inputs, aux, matrices, dictionary)
+    }
+
+    /// Records `circuit` (its witness values are not needed and not computed) as the prover
+    /// lays it out: the constant one input, the circuit, then `input * 0 = 0` per input.
+    pub fn record<C: Circuit<Scalar>>(circuit: C) -> Result<Self, Error> {
+        let mut recorder = <Recorder<Scalar, NoValues> as ConstraintSystem<Scalar>>::new();
+        lay_out_for_proving(&mut recorder, circuit)?;
+        let recorded = recorder.finish()?;
+        Self::checked(
+            recorded.inputs,
+            recorded.aux,
+            recorded.matrices,
+            recorded.dictionary,
+            Error::InvalidRecording,
+        )
+    }
+
+    /// Records `circuit` and computes its witness in the same pass: the first proof of a
+    /// new structure pays one synthesis, not two.
+    pub fn record_with_witness<C: Circuit<Scalar>>(
+        circuit: C,
+    ) -> Result<(Self, Witness<Scalar>), Error> {
+        let mut recorder = <Recorder<Scalar, Witness<Scalar>> as ConstraintSystem<Scalar>>::new();
+        lay_out_for_proving(&mut recorder, circuit)?;
+        let recorded = recorder.finish()?;
+        let mut witness = recorded.values;
+        witness.constraints = recorded.matrices[0].rows();
+        let recording = Self::checked(
+            recorded.inputs,
+            recorded.aux,
+            recorded.matrices,
+            recorded.dictionary,
+            Error::InvalidRecording,
+        )?;
+        Ok((recording, witness))
+    }
+
+    /// The recorded shape.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            inputs: self.inputs,
+            aux: self.aux,
+            constraints: self.matrices[0].rows(),
+        }
+    }
+
+    /// Nonzero terms in A, B and C together.
+    pub fn nonzeros(&self) -> usize {
+        self.matrices.iter().map(Matrix::nonzeros).sum()
+    }
+
+    /// Distinct coefficients.
+    pub fn dictionary_len(&self) -> usize {
+        self.dictionary.len()
+    }
+
+    /// Bytes of the three matrices and the dictionary per nonzero term, in memory (the file
+    /// adds a fixed header and trailer only).
+    pub fn bytes_per_nonzero(&self) -> f64 {
+        let matrices: usize = self.matrices.iter().map(Matrix::bytes).sum();
+        let dictionary = self.dictionary.len() * std::mem::size_of::<Scalar>();
+        (matrices + dictionary) as f64 / self.nonzeros().max(1) as f64
+    }
+
+    /// Computes the witness of `circuit` (value closures only; no constraint is built).
+    pub fn witness<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Witness<Scalar>, Error> {
+        self.witness_into(circuit, Witness::default())
+    }
+
+    /// [`Self::witness`] into recycled vectors (emptied; their capacity is kept), such as
+    /// those [`Self::evaluate_into`] hands back, so a proving loop touches no fresh pages.
+    pub fn witness_into<C: Circuit<Scalar>>(
+        &self,
+        circuit: C,
+        mut buffers: Witness<Scalar>,
+    ) -> Result<Witness<Scalar>, Error> {
+        buffers.clear();
+        reserve(&mut buffers.inputs, self.inputs, "input values")?;
+        reserve(&mut buffers.aux, self.aux, "aux values")?;
+        lay_out_for_proving(&mut buffers, circuit)?;
+        Ok(buffers)
+    }
+
+    /// Evaluates `witness` and returns the vectors the prover takes (the witness vectors
+    /// move into them). A witness of another structure is an error.
+    pub fn evaluate(&self, witness: Witness<Scalar>) -> Result<ProverVectors<Scalar>, Error> {
+        let mut vectors = ProverVectors::default();
+        self.evaluate_into(witness, &mut vectors)?;
+        Ok(vectors)
+    }
+
+    /// [`Self::witness`] then [`Self::evaluate`].
+    pub fn synthesize<C: Circuit<Scalar>>(
+        &self,
+        circuit: C,
+    ) -> Result<ProverVectors<Scalar>, Error> {
+        self.evaluate(self.witness(circuit)?)
+    }
+
+    fn check_structure(&self, witness: &Witness<Scalar>) -> Result<(), Error> {
+        let counts = [
+            ("inputs", self.inputs, witness.inputs.len()),
+            ("aux variables", self.aux, witness.aux.len()),
+            ("constraints", self.matrices[0].rows(), witness.constraints),
+        ];
+        for (what, recorded, found) in counts {
+            if recorded != found {
+                return Err(Error::StructureMismatch {
+                    what,
+                    recorded,
+                    found,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates `witness` into `target`, reusing its storage: a, b, c are overwritten (a
+    /// recycled vector of the right length needs no zero-filling first), the witness
+    /// vectors move in, and `target`'s previous witness vectors come back, emptied, for the
+    /// next [`Self::witness_into`]. On an error `target` holds no rows.
+    pub fn evaluate_into(
+        &self,
+        witness: Witness<Scalar>,
+        target: &mut ProverVectors<Scalar>,
+    ) -> Result<Witness<Scalar>, Error> {
+        self.evaluate_with(witness, target, &mut ValueKinds::default())
+    }
+
+    fn evaluate_with(
+        &self,
+        witness: Witness<Scalar>,
+        target: &mut ProverVectors<Scalar>,
+        kinds: &mut ValueKinds,
+    ) -> Result<Witness<Scalar>, Error> {
+        self.check_structure(&witness)?;
+        kinds.classify(&witness.inputs, &witness.aux)?;
+        let rows = self.matrices[0].rows();
+        for vector in [&mut target.a, &mut target.b, &mut target.c] {
+            reserve(
+                vector,
+                rows.saturating_sub(vector.len()),
+                "constraint values",
+            )?;
+            vector.resize(rows, Scalar::ZERO);
+        }
+        let failed = kernel::evaluate_rows(
+            &self.matrices,
+            &self.coefficients,
+            &witness,
+            kinds,
+            [&mut target.a, &mut target.b, &mut target.c],
+        );
+        if let Some(row) = failed {
+            for vector in [&mut target.a, &mut target.b, &mut target.c] {
+                vector.clear();
+            }
+            return Err(Error::Unsatisfied { row });
+        }
+        let [a_aux, b_input, b_aux] = &self.densities;
+        copy_density(&mut target.a_aux_density, a_aux);
+        copy_density(&mut target.b_input_density, b_input);
+        copy_density(&mut target.b_aux_density, b_aux);
+        let mut spare = Witness {
+            inputs: std::mem::replace(&mut target.input_assignment, witness.inputs),
+            aux: std::mem::replace(&mut target.aux_assignment, witness.aux),
+            constraints: 0,
+        };
+        spare.clear();
+        Ok(spare)
+    }
+}
+
+/// Buffers carried from one proof to the next of the same circuit: the vectors of the last
+/// evaluation, a spare pair of witness vectors and the value-kind scratch. A proving loop
+/// that synthesizes through it touches no fresh memory after the first proof (page faults
+/// on ~170 MB vectors per partition are otherwise a large part of synthesis).
+pub struct ProvingBuffers<Scalar: PrimeField> {
+    vectors: ProverVectors<Scalar>,
+    spare: Witness<Scalar>,
+    kinds: ValueKinds,
+}
+
+impl<Scalar: PrimeField> Default for ProvingBuffers<Scalar> {
+    fn default() -> Self {
+        ProvingBuffers {
+            vectors: ProverVectors::default(),
+            spare: Witness::default(),
+            kinds: ValueKinds::default(),
+        }
+    }
+}
+
+impl<Scalar: PrimeField> ProvingBuffers<Scalar> {
+    /// The witness of `circuit`, in the spare vectors.
+    pub fn witness<C: Circuit<Scalar>>(
+        &mut self,
+        recording: &Recording<Scalar>,
+        circuit: C,
+    ) -> Result<Witness<Scalar>, Error> {
+        recording.witness_into(circuit, std::mem::take(&mut self.spare))
+    }
+
+    /// Evaluates `witness` into the recycled vectors and returns them, valid until the next
+    /// call; their previous witness vectors become the spare ones.
+    pub fn evaluate(
+        &mut self,
+        recording: &Recording<Scalar>,
+        witness: Witness<Scalar>,
+    ) -> Result<&ProverVectors<Scalar>, Error> {
+        self.spare = recording.evaluate_with(witness, &mut self.vectors, &mut self.kinds)?;
+        Ok(&self.vectors)
+    }
+
+    /// [`Self::witness`] then [`Self::evaluate`]: equal to [`Recording::synthesize`].
+    pub fn synthesize<C: Circuit<Scalar>>(
+        &mut self,
+        recording: &Recording<Scalar>,
+        circuit: C,
+    ) -> Result<&ProverVectors<Scalar>, Error> {
+        let witness = self.witness(recording, circuit)?;
+        self.evaluate(recording, witness)
+    }
+
+    /// Moves the last evaluation out (for a prover that consumes it); the next evaluation
+    /// allocates anew.
+    pub fn take_vectors(&mut self) -> ProverVectors<Scalar> {
+        std::mem::take(&mut self.vectors)
+    }
+}

@@ -1,0 +1,398 @@
+//! The recording constraint system: runs a circuit once and keeps its A, B, C matrices,
+//! dictionary-coded; optionally computes the witness in the same pass.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use ff::PrimeField;
+
+use super::matrix::{column, Matrix, INPUT_FLAG};
+use super::witness::Witness;
+use crate::error::{Error, Limit, Side, Unallocated, VariableKind};
+use crate::eval::is_dropped;
+use crate::pool::LcPool;
+use crate::protocol::{root_without_names, CountsInputs};
+use crate::vectors::Shape;
+
+/// A hasher for coefficient bytes: they are field elements, not attacker-chosen keys, so a
+/// multiply-rotate hash is enough and several times cheaper than SipHash.
+#[derive(Default)]
+struct CoefficientHasher(u64);
+
+impl Hasher for CoefficientHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Distinct coefficients of a circuit, each with a `u16` id. Ids 0 and 1 are always one and
+/// minus one, which dominate these circuits and are recognized without hashing.
+pub(crate) struct Dictionary<Scalar> {
+    values: Vec<Scalar>,
+    ids: HashMap<Box<[u8]>, u16, BuildHasherDefault<CoefficientHasher>>,
+}
+
+impl<Scalar: PrimeField> Dictionary<Scalar> {
+    fn new() -> Self {
+        Dictionary {
+            values: vec![Scalar::ONE, -Scalar::ONE],
+            ids: HashMap::default(),
+        }
+    }
+
+    /// The id of `coeff`, adding it when new.
+    #[inline]
+    fn id(&mut self, coeff: &Scalar) -> Result<u16, Limit> {
+        if *coeff == self.values[0] {
+            return Ok(0);
+        }
+        if *coeff == self.values[1] {
+            return Ok(1);
+        }
+        let repr = coeff.to_repr();
+        if let Some(&id) = self.ids.get(repr.as_ref()) {
+            return Ok(id);
+        }
+        let id = u16::try_from(self.values.len()).map_err(|_| Limit::Coefficients)?;
+        self.values.push(*coeff);
+        self.ids.insert(repr.as_ref().into(), id);
+        Ok(id)
+    }
+}
+
+/// Where a recorder puts the values of the variables it allocates.
+pub trait ValueSink<Scalar: PrimeField>: Default + Send {
+    /// Takes (or ignores) the value of a new aux variable.
+    fn alloc<F>(&mut self, f: F) -> Result<(), SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>;
+    /// Takes (or ignores) the value of a new input.
+    fn alloc_input<F>(&mut self, f: F) -> Result<(), SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>;
+    /// Appends a sub-recording's values.
+    fn extend(&mut self, other: &Self);
+}
+
+/// Records the structure only: value closures are never run, as for parameter generation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoValues;
+
+impl<Scalar: PrimeField> ValueSink<Scalar> for NoValues {
+    fn alloc<F>(&mut self, _: F) -> Result<(), SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+    {
+        Ok(())
+    }
+
+    fn alloc_input<F>(&mut self, _: F) -> Result<(), SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+    {
+        Ok(())
+    }
+
+    fn extend(&mut self, _: &Self) {}
+}
+
+impl<Scalar: PrimeField> ValueSink<Scalar> for Witness<Scalar> {
+    fn alloc<F>(&mut self, f: F) -> Result<(), SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+    {
+        ConstraintSystem::alloc(self, || "", f).map(drop)
+    }
+
+    fn alloc_input<F>(&mut self, f: F) -> Result<(), SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+    {
+        ConstraintSystem::alloc_input(self, || "", f).map(drop)
+    }
+
+    fn extend(&mut self, other: &Self) {
+        ConstraintSystem::extend(self, other)
+    }
+}
+
+/// Why a recording failed; kept until the recording is finished, since `enforce` and
+/// `extend` cannot return errors.
+#[derive(Clone, Debug)]
+enum Fault {
+    Unallocated(Unallocated),
+    Limit(Limit),
+    ExtendWithoutOne,
+}
+
+impl From<Fault> for Error {
+    fn from(fault: Fault) -> Error {
+        match fault {
+            Fault::Unallocated(fault) => fault.into(),
+            Fault::Limit(limit) => Error::Limit(limit),
+            Fault::ExtendWithoutOne => Error::ExtendWithoutOne,
+        }
+    }
+}
+
+/// A constraint system that records constraints instead of evaluating them, and the values
+/// of its variables into `V` ([`NoValues`] or a [`Witness`]).
+pub struct Recorder<Scalar: PrimeField, V = NoValues> {
+    inputs: usize,
+    aux: usize,
+    matrices: [Matrix; 3],
+    dictionary: Dictionary<Scalar>,
+    lcs: LcPool<Scalar>,
+    fault: Option<Fault>,
+    values: V,
+}
+
+/// What a finished recorder hands over: counts, matrices, dictionary, values.
+pub(crate) struct Recorded<Scalar, V> {
+    pub(crate) inputs: usize,
+    pub(crate) aux: usize,
+    pub(crate) matrices: [Matrix; 3],
+    pub(crate) dictionary: Vec<Scalar>,
+    pub(crate) values: V,
+}
+
+impl<Scalar: PrimeField, V: ValueSink<Scalar>> Recorder<Scalar, V> {
+    fn rows(&self) -> usize {
+        self.matrices[0].rows()
+    }
+
+    fn shape(&self) -> Shape {
+        Shape {
+            inputs: self.inputs,
+            aux: self.aux,
+            constraints: self.rows(),
+        }
+    }
+
+    /// The recording, or the first fault of the circuit.
+    pub(crate) fn finish(self) -> Result<Recorded<Scalar, V>, Error> {
+        if let Some(fault) = self.fault {
+            return Err(fault.into());
+        }
+        Ok(Recorded {
+            inputs: self.inputs,
+            aux: self.aux,
+            matrices: self.matrices,
+            dictionary: self.dictionary.values,
+            values: self.values,
+        })
+    }
+
+    fn note(&mut self, fault: Fault) {
+        self.fault.get_or_insert(fault);
+    }
+
+    /// Appends the nonzero terms of `lc` to the current row of `side`'s matrix.
+    fn append(&mut self, side: Side, lc: &LinearCombination<Scalar>) -> Result<(), Fault> {
+        let row = self.rows();
+        let matrix = &mut self.matrices[side as usize];
+        let halves = [
+            (lc.input_terms(), VariableKind::Input, self.inputs),
+            (lc.aux_terms(), VariableKind::Aux, self.aux),
+        ];
+        for (terms, kind, allocated) in halves {
+            for (index, coeff) in terms {
+                if is_dropped(coeff) {
+                    continue;
+                }
+                if *index >= allocated {
+                    return Err(Fault::Unallocated(Unallocated {
+                        constraint: row,
+                        side,
+                        kind,
+                        index: *index,
+                        allocated,
+                    }));
+                }
+                let is_input = kind == VariableKind::Input;
+                let column =
+                    column(is_input, *index as u64).ok_or(Fault::Limit(Limit::Column {
+                        kind,
+                        index: *index as u64,
+                    }))?;
+                matrix.columns.push(column);
+                matrix
+                    .coeff_ids
+                    .push(self.dictionary.id(coeff).map_err(Fault::Limit)?);
+            }
+        }
+        let end = u32::try_from(matrix.columns.len())
+            .map_err(|_| Fault::Limit(Limit::Nonzeros { side }))?;
+        matrix.row_starts.push(end);
+        Ok(())
+    }
+}
+
+impl<Scalar: PrimeField, V> CountsInputs for Recorder<Scalar, V> {
+    fn input_count(&self) -> usize {
+        self.inputs
+    }
+}
+
+impl<Scalar: PrimeField, V: ValueSink<Scalar>> ConstraintSystem<Scalar> for Recorder<Scalar, V> {
+    type Root = Self;
+
+    fn new() -> Self {
+        Recorder {
+            inputs: 0,
+            aux: 0,
+            matrices: Default::default(),
+            dictionary: Dictionary::new(),
+            lcs: LcPool::new(1024),
+            fault: None,
+            values: V::default(),
+        }
+    }
+
+    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.values.alloc(f)?;
+        self.aux += 1;
+        Ok(Variable::new_unchecked(Index::Aux(self.aux - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.values.alloc_input(f)?;
+        self.inputs += 1;
+        Ok(Variable::new_unchecked(Index::Input(self.inputs - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        let a = a(self.lcs.fresh());
+        let b = b(self.lcs.fresh());
+        let c = c(self.lcs.fresh());
+        let row = self.rows();
+        for (side, lc) in [(Side::A, &a), (Side::B, &b), (Side::C, &c)] {
+            if let Err(fault) = self.append(side, lc) {
+                // Keep the three matrices the same height: the row is recorded empty.
+                self.note(fault);
+                for matrix in &mut self.matrices {
+                    matrix.truncate_rows(row);
+                    let end = matrix.row_starts[row];
+                    matrix.row_starts.push(end);
+                }
+                break;
+            }
+        }
+        self.lcs.recycle(a);
+        self.lcs.recycle(b);
+        self.lcs.recycle(c);
+    }
+
+    root_without_names!();
+
+    fn is_extensible() -> bool {
+        true
+    }
+
+    /// Appends `other`'s rows with its variables renumbered to where `extend` puts them in
+    /// the assignment: its aux after ours, its inputs after ours except its input 0 (the
+    /// constant one), which is ours. Renumbering is done in 64 bits and checked against the
+    /// column limit, so no index ever wraps into another variable.
+    fn extend(&mut self, other: &Self) {
+        if let Some(fault) = &other.fault {
+            let fault = match fault {
+                Fault::Unallocated(f) => Fault::Unallocated(f.shifted(self.shape())),
+                other => other.clone(),
+            };
+            self.note(fault);
+        }
+        if other.inputs > 0 && self.inputs == 0 {
+            self.note(Fault::ExtendWithoutOne);
+        }
+        if self.fault.is_some() {
+            // The recording is refused at the end anyway; keep the counts going only.
+            self.aux += other.aux;
+            self.inputs += other.inputs.saturating_sub(1);
+            return;
+        }
+        if let Err(fault) = self.append_remapped(other) {
+            self.note(fault);
+        }
+        self.values.extend(&other.values);
+        self.aux += other.aux;
+        self.inputs += other.inputs.saturating_sub(1);
+    }
+}
+
+impl<Scalar: PrimeField, V: ValueSink<Scalar>> Recorder<Scalar, V> {
+    fn append_remapped(&mut self, other: &Self) -> Result<(), Fault> {
+        let aux_offset = self.aux as u64;
+        let input_offset = self.inputs.saturating_sub(1) as u64;
+        let remap = |col: u32| -> Result<u32, Fault> {
+            let (kind, index) = if col & INPUT_FLAG == 0 {
+                (VariableKind::Aux, u64::from(col) + aux_offset)
+            } else if col == INPUT_FLAG {
+                return Ok(col);
+            } else {
+                (
+                    VariableKind::Input,
+                    u64::from(col & !INPUT_FLAG) + input_offset,
+                )
+            };
+            column(kind == VariableKind::Input, index)
+                .ok_or(Fault::Limit(Limit::Column { kind, index }))
+        };
+        let mut ids = Vec::with_capacity(other.dictionary.values.len());
+        for value in &other.dictionary.values {
+            ids.push(self.dictionary.id(value).map_err(Fault::Limit)?);
+        }
+        for (side, (mine, theirs)) in [Side::A, Side::B, Side::C]
+            .into_iter()
+            .zip(self.matrices.iter().zip(&other.matrices))
+        {
+            if mine.nonzeros() as u64 + theirs.nonzeros() as u64 > u64::from(u32::MAX) {
+                return Err(Fault::Limit(Limit::Nonzeros { side }));
+            }
+        }
+        // Check every column before changing anything, so a refused extension leaves the
+        // matrices of equal height.
+        for theirs in &other.matrices {
+            for &col in &theirs.columns {
+                remap(col)?;
+            }
+        }
+        for (mine, theirs) in self.matrices.iter_mut().zip(&other.matrices) {
+            let base = mine.columns.len() as u32;
+            for &col in &theirs.columns {
+                mine.columns.push(remap(col)?);
+            }
+            mine.coeff_ids
+                .extend(theirs.coeff_ids.iter().map(|&id| ids[id as usize]));
+            mine.row_starts
+                .extend(theirs.row_starts[1..].iter().map(|&start| base + start));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,121 @@
+//! What a Groth16 prover consumes from synthesis: A·w, B·w and C·w per constraint, the input
+//! and aux assignments, and the density bitmaps of the A and B queries. Direct synthesis
+//! ([`crate::ProvingAssignment`]) and pre-compiled evaluation ([`crate::precompiled`]) both
+//! produce [`ProverVectors`], equal field for field to what bellperson's prover computes.
+
+use bitvec::vec::BitVec;
+use ec_gpu_gen::multiexp_cpu::DensityTracker;
+
+use crate::error::Error;
+
+/// The size of a synthesized circuit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// Inputs, the constant one included.
+    pub inputs: usize,
+    /// Aux (private) variables.
+    pub aux: usize,
+    /// Constraints, the per-input constraints the prover appends included.
+    pub constraints: usize,
+}
+
+/// The vectors a Groth16 prover takes from synthesis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProverVectors<Scalar> {
+    /// A·w for every constraint.
+    pub a: Vec<Scalar>,
+    /// B·w for every constraint.
+    pub b: Vec<Scalar>,
+    /// C·w for every constraint.
+    pub c: Vec<Scalar>,
+    /// Input values; input 0 is the constant one.
+    pub input_assignment: Vec<Scalar>,
+    /// Aux values.
+    pub aux_assignment: Vec<Scalar>,
+    /// Aux variables with a nonzero coefficient in some A.
+    pub a_aux_density: DensityTracker,
+    /// Inputs with a nonzero coefficient in some B.
+    pub b_input_density: DensityTracker,
+    /// Aux variables with a nonzero coefficient in some B.
+    pub b_aux_density: DensityTracker,
+}
+
+impl<Scalar> Default for ProverVectors<Scalar> {
+    fn default() -> Self {
+        ProverVectors {
+            a: Vec::new(),
+            b: Vec::new(),
+            c: Vec::new(),
+            input_assignment: Vec::new(),
+            aux_assignment: Vec::new(),
+            a_aux_density: DensityTracker::new(),
+            b_input_density: DensityTracker::new(),
+            b_aux_density: DensityTracker::new(),
+        }
+    }
+}
+
+impl<Scalar> ProverVectors<Scalar> {
+    /// The shape these vectors describe.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            inputs: self.input_assignment.len(),
+            aux: self.aux_assignment.len(),
+            constraints: self.a.len(),
+        }
+    }
+
+    /// Reserves room for `shape` beyond what is held; an error, not an abort, when the
+    /// memory cannot be had.
+    pub fn try_reserve(&mut self, shape: Shape) -> Result<(), Error> {
+        let rows = [&mut self.a, &mut self.b, &mut self.c];
+        for vector in rows {
+            reserve(vector, shape.constraints, "constraint values")?;
+        }
+        reserve(&mut self.input_assignment, shape.inputs, "input values")?;
+        reserve(&mut self.aux_assignment, shape.aux, "aux values")?;
+        reserve_density(&mut self.b_input_density, shape.inputs)?;
+        reserve_density(&mut self.a_aux_density, shape.aux)?;
+        reserve_density(&mut self.b_aux_density, shape.aux)
+    }
+}
+
+/// `vector.try_reserve(additional)`, as this crate's error.
+pub(crate) fn reserve<T>(
+    vector: &mut Vec<T>,
+    additional: usize,
+    what: &'static str,
+) -> Result<(), Error> {
+    vector
+        .try_reserve(additional)
+        .map_err(|_| Error::OutOfMemory {
+            what,
+            elements: additional as u64,
+        })
+}
+
+/// The one place that sizes density bitmaps directly: `DensityTracker` offers only a
+/// bit-by-bit `add_element`, too slow for recordings of hundreds of millions of variables,
+/// and `BitVec`'s own growth aborts when memory runs out.
+fn reserve_density(density: &mut DensityTracker, additional: usize) -> Result<(), Error> {
+    let len = density.bv.len();
+    let mut words = std::mem::take(&mut density.bv).into_vec();
+    let needed = (len + additional).div_ceil(usize::BITS as usize);
+    let missing = needed.saturating_sub(words.len());
+    reserve(&mut words, missing, "density words")?;
+    density.bv = BitVec::from_vec(words);
+    density.bv.truncate(len);
+    Ok(())
+}
+
+/// A density bitmap of `len` variables, none marked.
+pub(crate) fn empty_density(len: usize) -> Result<DensityTracker, Error> {
+    let count = len.div_ceil(usize::BITS as usize);
+    let mut words = Vec::new();
+    reserve(&mut words, count, "density words")?;
+    words.resize(count, 0usize);
+    let mut density = DensityTracker::new();
+    density.bv = BitVec::from_vec(words);
+    density.bv.truncate(len);
+    Ok(density)
+}

@@ -1,0 +1,623 @@
+//! Pre-compiled evaluation: record + witness + evaluate equals ProvingAssignment field for
+//! field on every circuit family the assignment tests use; proofs from it are bellperson's;
+//! a recording is never applied to a witness of another structure; recordings refuse what
+//! the format cannot hold; files round-trip, are written atomically and reject damage.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
+use blstrs::{Bls12, Scalar as Fr};
+use common::{assert_same, ExtendCircuit, Gadgets, NumCircuit, RandomCircuit, Sha256Circuit};
+use ff::Field;
+use rand_core::{RngCore, SeedableRng};
+use rand_xorshift::XorShiftRng;
+use synthpool::error::{FileProblem, Limit, VariableKind};
+use synthpool::precompiled::{ProvingBuffers, Recording};
+use synthpool::{synthesize, Error};
+
+fn check<C: Circuit<Fr> + Clone>(circuit: C, what: &str) -> Recording<Fr> {
+    let recording = Recording::record(circuit.clone()).unwrap();
+    let expected = synthesize(circuit.clone()).unwrap();
+    assert_eq!(recording.shape(), expected.shape(), "{what}: shape");
+    let ours = recording.synthesize(circuit.clone()).unwrap();
+    assert_same(&ours, &expected, what);
+    let (again, witness) = Recording::record_with_witness(circuit).unwrap();
+    assert_same(&again.evaluate(witness).unwrap(), &expected, what);
+    recording
+}
+
+#[test]
+fn equals_proving_assignment_on_every_circuit_family() {
+    for seed in 0..40 {
+        check(
+            RandomCircuit { seed, steps: 200 },
+            &format!("random {seed}"),
+        );
+    }
+    for seed in 0..5 {
+        let parts: Vec<RandomCircuit> = (0..4)
+            .map(|k| RandomCircuit {
+                seed: 100 + seed * 10 + k,
+                steps: 60,
+            })
+            .collect();
+        check(
+            ExtendCircuit {
+                parts,
+                parallel: true,
+            },
+            &format!("extend {seed}"),
+        );
+    }
+    check(
+        NumCircuit {
+            x: Some(Fr::from(77u64)),
+            rounds: 3,
+        },
+        "num",
+    );
+    for gadgets in [Gadgets::Bellperson, Gadgets::Synthpool] {
+        let recording = check(
+            Sha256Circuit::sample(64, gadgets),
+            &format!("sha256 64 bytes, {gadgets:?}"),
+        );
+        println!(
+            "sha256 64 bytes: {} nonzeros, {} distinct coefficients, {:.2} bytes per nonzero",
+            recording.nonzeros(),
+            recording.dictionary_len(),
+            recording.bytes_per_nonzero()
+        );
+    }
+}
+
+#[test]
+fn one_recording_serves_many_witnesses_and_recycled_buffers() {
+    let recording = Recording::<Fr>::record(NumCircuit { x: None, rounds: 2 }).unwrap();
+    let mut buffers = ProvingBuffers::default();
+    for x in [1u64, 2, 1 << 50, 5] {
+        let circuit = NumCircuit {
+            x: Some(Fr::from(x)),
+            rounds: 2,
+        };
+        let expected = synthesize(circuit.clone()).unwrap();
+        assert_same(
+            &recording.synthesize(circuit.clone()).unwrap(),
+            &expected,
+            "fresh",
+        );
+        assert_same(
+            buffers.synthesize(&recording, circuit).unwrap(),
+            &expected,
+            "recycled",
+        );
+    }
+}
+
+/// `y = k * x`, enforced as `(k * x) * 1 = y`, with `extra` more copies of the constraint:
+/// circuits of equal variable counts that differ in a coefficient or in their row count.
+#[derive(Clone)]
+struct Scaled {
+    k: u64,
+    x: Option<u64>,
+    extra: usize,
+}
+
+impl Circuit<Fr> for Scaled {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let k = Fr::from(self.k);
+        let x_value = self.x.map(Fr::from);
+        let x = cs.alloc(|| "x", || x_value.ok_or(SynthesisError::AssignmentMissing))?;
+        let y = cs.alloc(
+            || "y",
+            || {
+                x_value
+                    .map(|x| x * k)
+                    .ok_or(SynthesisError::AssignmentMissing)
+            },
+        )?;
+        for i in 0..=self.extra {
+            cs.enforce(
+                || format!("y = kx {i}"),
+                |lc| lc + (k, x),
+                |lc| lc + CS::one(),
+                |lc| lc + y,
+            );
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_witness_of_another_structure_is_an_error_naming_what_differs() {
+    let recording = Recording::<Fr>::record(Scaled {
+        k: 3,
+        x: None,
+        extra: 10,
+    })
+    .unwrap();
+    assert_eq!(recording.shape().constraints, 11 + 1);
+
+    // Same variable counts, ten more rows.
+    let more_rows = recording.synthesize(Scaled {
+        k: 3,
+        x: Some(4),
+        extra: 20,
+    });
+    match more_rows {
+        Err(Error::StructureMismatch {
+            what: "constraints",
+            recorded: 12,
+            found: 22,
+        }) => {}
+        other => panic!("{:?}", other.map(|v| v.shape())),
+    }
+
+    // Same counts, another coefficient: the recorded rows are not satisfied.
+    let other_coefficient = recording.synthesize(Scaled {
+        k: 5,
+        x: Some(4),
+        extra: 10,
+    });
+    match other_coefficient {
+        Err(e @ Error::Unsatisfied { row: 0 }) => {
+            assert!(e.to_string().contains("row 0"), "{e}")
+        }
+        other => panic!("{:?}", other.map(|v| v.shape())),
+    }
+
+    // Other variable counts.
+    let witness = recording.witness(NumCircuit {
+        x: Some(Fr::from(3u64)),
+        rounds: 1,
+    });
+    let err = recording.evaluate(witness.unwrap()).err().unwrap();
+    assert!(matches!(err, Error::StructureMismatch { .. }), "{err}");
+
+    // Recycled buffers hold no rows after a refused witness.
+    let mut buffers = ProvingBuffers::default();
+    buffers
+        .synthesize(
+            &recording,
+            Scaled {
+                k: 3,
+                x: Some(2),
+                extra: 10,
+            },
+        )
+        .unwrap();
+    assert!(buffers
+        .synthesize(
+            &recording,
+            Scaled {
+                k: 5,
+                x: Some(2),
+                extra: 10
+            }
+        )
+        .is_err());
+    assert!(buffers.take_vectors().a.is_empty());
+}
+
+/// A sub-recording of `2^levels - 1` aux variables and no rows, built by doubling through
+/// `extend`, so no test allocates billions of variables one by one.
+fn aux_only<CS: ConstraintSystem<Fr>>(levels: u32) -> CS {
+    let mut level = CS::new();
+    level.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    level.alloc(|| "a", || Ok(Fr::ONE)).unwrap();
+    let mut total = CS::new();
+    total.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    total.extend(&level);
+    for _ in 1..levels {
+        let mut next = CS::new();
+        next.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+        next.extend(&level);
+        next.extend(&level);
+        level = next;
+        total.extend(&level);
+    }
+    total
+}
+
+/// `own_aux` aux variables, then a sub-circuit of `2^31 - 1` aux variables whose one row
+/// names its last; extended, that row names aux variable `own_aux + 2^31 - 2`.
+struct HugeExtension {
+    own_aux: usize,
+}
+
+impl Circuit<Fr> for HugeExtension {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        for _ in 0..self.own_aux {
+            cs.alloc(|| "own", || Ok(Fr::ONE))?;
+        }
+        let mut sub: CS = aux_only(31);
+        let last = Variable::new_unchecked(Index::Aux((1 << 31) - 2));
+        sub.enforce(
+            || "last",
+            |lc| lc + last,
+            |lc| lc + CS::one(),
+            |lc| lc + last,
+        );
+        cs.extend(&sub);
+        Ok(())
+    }
+}
+
+#[test]
+fn extending_past_the_column_limit_is_an_error_not_a_wrapped_column() {
+    for own_aux in [2usize, 11] {
+        match Recording::<Fr>::record(HugeExtension { own_aux }) {
+            Err(Error::Limit(Limit::Column {
+                kind: VariableKind::Aux,
+                index,
+            })) => assert_eq!(index, own_aux as u64 + (1 << 31) - 2),
+            Err(other) => panic!("own aux {own_aux}: {other}"),
+            Ok(_) => panic!("own aux {own_aux}: recorded"),
+        }
+    }
+}
+
+/// A sub-circuit with an input, extended into a system that has no constant one yet.
+struct InputsWithoutOne;
+
+impl Circuit<Fr> for InputsWithoutOne {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let mut sub = CS::new();
+        sub.alloc_input(|| "one", || Ok(Fr::ONE))?;
+        let v = sub.alloc_input(|| "v", || Ok(Fr::from(5u64)))?;
+        sub.enforce(|| "v", |lc| lc + v, |lc| lc + CS::one(), |lc| lc + v);
+        let mut middle = CS::new();
+        middle.extend(&sub);
+        cs.extend(&middle);
+        cs.alloc_input(|| "late", || Ok(Fr::from(7u64)))?;
+        Ok(())
+    }
+}
+
+#[test]
+fn a_sub_circuit_with_inputs_into_a_system_without_the_constant_one_is_an_error() {
+    let err = Recording::<Fr>::record(InputsWithoutOne).err().unwrap();
+    assert!(matches!(err, Error::ExtendWithoutOne), "{err}");
+}
+
+#[test]
+fn proofs_from_recorded_vectors_are_bellpersons() {
+    use bellperson::groth16;
+    let mut rng = XorShiftRng::seed_from_u64(5);
+    let params = groth16::generate_random_parameters::<Bls12, _, _>(
+        NumCircuit { x: None, rounds: 2 },
+        &mut rng,
+    )
+    .unwrap();
+    let recording = Recording::<Fr>::record(NumCircuit { x: None, rounds: 2 }).unwrap();
+    let circuit = NumCircuit {
+        x: Some(Fr::from(9u64)),
+        rounds: 2,
+    };
+    let (r, s) = synthpool::prover::v0_26::random_rs::<Fr>(1, &mut rng);
+    let expected = groth16::create_proof(circuit.clone(), &params, r[0], s[0]).unwrap();
+    let vectors = recording.synthesize(circuit).unwrap();
+    let public = vectors.input_assignment[1..].to_vec();
+    let proof = synthpool::prover::v0_26::prove(&params, vec![vectors], &r, &s).unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    proof[0].write(&mut a).unwrap();
+    expected.write(&mut b).unwrap();
+    assert_eq!(a, b);
+    let pvk = groth16::prepare_verifying_key(&params.vk);
+    assert!(groth16::verify_proof(&pvk, &proof[0], &public).unwrap());
+}
+
+/// A directory of its own for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "synthpool-precompiled-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn small_recording(seed: u64) -> Recording<Fr> {
+    Recording::record(RandomCircuit { seed, steps: 300 }).unwrap()
+}
+
+fn saved_file(dir: &Path) -> (Recording<Fr>, PathBuf, Vec<u8>) {
+    let recording = Recording::record(Sha256Circuit {
+        bytes: None,
+        len: 8,
+        gadgets: Gadgets::Synthpool,
+    })
+    .unwrap();
+    let path = dir.join("recording.rec");
+    recording.save(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    (recording, path, bytes)
+}
+
+#[test]
+fn save_and_load_round_trip_with_and_without_a_key() {
+    let dir = scratch("roundtrip");
+    let (recording, path, bytes) = saved_file(&dir);
+    let loaded = Recording::<Fr>::load(&path).unwrap();
+    assert_eq!(loaded.shape(), recording.shape());
+    assert_eq!(loaded.nonzeros(), recording.nonzeros());
+    let circuit = Sha256Circuit::sample(8, Gadgets::Synthpool);
+    assert_same(
+        &loaded.synthesize(circuit.clone()).unwrap(),
+        &synthesize(circuit).unwrap(),
+        "loaded",
+    );
+    println!(
+        "file: {} bytes for {} nonzeros",
+        bytes.len(),
+        recording.nonzeros()
+    );
+
+    let keyed = dir.join("keyed.rec");
+    recording.save_keyed(&keyed, &[7; 32]).unwrap();
+    assert!(Recording::<Fr>::load_keyed(&keyed, &[7; 32]).is_ok());
+    let err = Recording::<Fr>::load_keyed(&keyed, &[8; 32]).err().unwrap();
+    assert!(
+        matches!(
+            err,
+            Error::File {
+                problem: FileProblem::Key,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn load_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Result<Recording<Fr>, Error> {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let result = Recording::<Fr>::load(&path);
+    std::fs::remove_file(&path).unwrap();
+    result
+}
+
+fn problem_of(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    match load_bytes(dir, name, bytes) {
+        Ok(_) => panic!("{name}: damaged file accepted"),
+        Err(Error::File { path, problem }) => {
+            assert!(path.ends_with(name), "{name}: {}", path.display());
+            problem.to_string()
+        }
+        Err(other) => panic!("{name}: {other}"),
+    }
+}
+
+/// Where the seven u64 counts start: after magic, version, modulus, repr length and key.
+fn counts_at(bytes: &[u8]) -> usize {
+    let modulus_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    16 + modulus_len + 4 + 32
+}
+
+/// Recomputes the digest, as a hostile writer would.
+fn reseal(mut crafted: Vec<u8>) -> Vec<u8> {
+    let body = crafted.len() - 32;
+    let digest = blake2s_simd::blake2sp::blake2sp(&crafted[..body]);
+    crafted[body..].copy_from_slice(digest.as_bytes());
+    crafted
+}
+
+#[test]
+fn damaged_foreign_and_truncated_files_are_clear_errors() {
+    let dir = scratch("damage");
+    let (_, _, bytes) = saved_file(&dir);
+    assert_eq!(problem_of(&dir, "empty", &[]), "truncated");
+    assert!(problem_of(
+        &dir,
+        "magic",
+        &[b"NOTAPCE!".as_slice(), &bytes[8..]].concat()
+    )
+    .contains("bad magic"));
+    let mut version = bytes.clone();
+    version[8] = 1;
+    assert!(problem_of(&dir, "version", &version).contains("format version 1"));
+    let mut field = bytes.clone();
+    field[20] ^= 1; // inside the modulus text
+    assert!(problem_of(&dir, "field", &field).contains("recorded for the field"));
+    assert!(problem_of(&dir, "short", &bytes[..bytes.len() - 1]).contains("truncated or corrupt"));
+    let mut flipped = bytes.clone();
+    let middle = bytes.len() / 2;
+    flipped[middle] ^= 0x10;
+    assert!(problem_of(&dir, "flip", &flipped).contains("checksum mismatch"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn files_with_a_valid_checksum_but_broken_invariants_are_rejected() {
+    let dir = scratch("crafted");
+    let (_, _, bytes) = saved_file(&dir);
+    let at = counts_at(&bytes);
+    let count = |k: usize| {
+        u64::from_le_bytes(bytes[at + 8 * k..at + 8 * k + 8].try_into().unwrap()) as usize
+    };
+    let (aux, rows, dictionary) = (count(1), count(2), count(3));
+    let first_column = at + 7 * 8 + dictionary * 32 + (rows + 1) * 4;
+    let mut crafted = bytes.clone();
+    crafted[first_column..first_column + 4].copy_from_slice(&(aux as u32 + 5).to_le_bytes());
+    assert!(problem_of(&dir, "crafted", &reseal(crafted)).contains("out of range"));
+
+    // A huge aux count changes no section length; it must not size anything.
+    let mut crafted = bytes.clone();
+    crafted[at + 8..at + 16].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    assert!(problem_of(&dir, "huge aux", &reseal(crafted)).contains("cannot be the variables"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn extreme_counts_in_the_header_are_errors() {
+    let dir = scratch("counts");
+    let (_, _, bytes) = saved_file(&dir);
+    let at = counts_at(&bytes);
+    for k in 0..7 {
+        for value in [u64::MAX, u64::MAX - 1, 1 << 62, 0] {
+            let mut damaged = bytes.clone();
+            damaged[at + 8 * k..at + 8 * k + 8].copy_from_slice(&value.to_le_bytes());
+            if damaged != bytes {
+                assert!(load_bytes(&dir, &format!("count-{k}-{value}"), &damaged).is_err());
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn random_damage_never_panics_and_is_never_accepted() {
+    let dir = scratch("fuzz");
+    let (_, _, bytes) = saved_file(&dir);
+    let mut rng = XorShiftRng::seed_from_u64(0xf022);
+    for round in 0..300 {
+        let mut damaged = bytes.clone();
+        match rng.next_u32() % 4 {
+            0 => damaged.truncate((rng.next_u64() % bytes.len() as u64) as usize),
+            1 => {
+                let at = (rng.next_u64() % bytes.len() as u64) as usize;
+                damaged[at] ^= 1 << (rng.next_u32() % 8);
+            }
+            2 => {
+                // Plausible-looking header damage: a count set to a huge or small value.
+                let at = 16 + (rng.next_u64() % 150) as usize;
+                let value = if rng.next_u32() % 2 == 0 {
+                    u64::MAX
+                } else {
+                    rng.next_u64() % 1000
+                };
+                damaged[at..at + 8].copy_from_slice(&value.to_le_bytes());
+            }
+            _ => damaged.extend((0..1 + rng.next_u32() % 64).map(|_| rng.next_u32() as u8)),
+        }
+        if damaged == bytes {
+            continue;
+        }
+        assert!(
+            load_bytes(&dir, &format!("fuzz-{round}"), &damaged).is_err(),
+            "round {round} accepted"
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn concurrent_saves_never_damage_swap_or_touch_other_files() {
+    let dir = scratch("concurrent");
+    let users_file = dir.join("porep.partial");
+    std::fs::write(&users_file, b"the user's own file").unwrap();
+    let recordings: Vec<Recording<Fr>> = (0..4).map(small_recording).collect();
+    let nonzeros: Vec<usize> = recordings.iter().map(Recording::nonzeros).collect();
+    // Two writers per path, on one path and its sibling with the same stem.
+    let targets = [dir.join("porep.rec"), dir.join("porep.bin")];
+    std::thread::scope(|scope| {
+        for (i, recording) in recordings.iter().enumerate() {
+            let target = &targets[i % 2];
+            scope.spawn(move || {
+                for _ in 0..10 {
+                    recording.save(target).unwrap();
+                }
+            });
+        }
+    });
+    for (i, target) in targets.iter().enumerate() {
+        let loaded = Recording::<Fr>::load(target).unwrap();
+        // Written by one of the two recordings saved under this name, whole.
+        let candidates = [nonzeros[i], nonzeros[i + 2]];
+        assert!(
+            candidates.contains(&loaded.nonzeros()),
+            "{}",
+            target.display()
+        );
+    }
+    assert_eq!(std::fs::read(&users_file).unwrap(), b"the user's own file");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["porep.bin", "porep.partial", "porep.rec"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The environment variable that turns the huge-header test into its memory-limited child.
+const CHILD: &str = "SYNTHPOOL_HUGE_HEADER_FILE";
+/// What the child prints when the load was refused as it should be.
+const REFUSED: &str = "huge header refused:";
+
+#[test]
+fn a_header_promising_more_memory_than_there_is_is_an_error_within_seconds() {
+    if let Ok(path) = std::env::var(CHILD) {
+        let started = std::time::Instant::now();
+        let err = Recording::<Fr>::load(Path::new(&path))
+            .err()
+            .expect("refused");
+        assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        println!("{REFUSED} {err}");
+        return;
+    }
+    let dir = scratch("huge");
+    let (_, _, bytes) = saved_file(&dir);
+    // A header consistent with a 12 GiB file: few rows, the nonzeros of A make up the rest.
+    let at = counts_at(&bytes);
+    let count =
+        |k: usize| u64::from_le_bytes(bytes[at + 8 * k..at + 8 * k + 8].try_into().unwrap());
+    let fixed = (at + 7 * 8) as u64 + count(3) * 32 + 3 * (count(2) + 1) * 4 + 32;
+    let target = 12u64 << 30;
+    let nonzeros_a = (target - fixed) / 6 - count(5) - count(6);
+    let mut header = bytes[..at + 7 * 8].to_vec();
+    header[at + 32..at + 40].copy_from_slice(&nonzeros_a.to_le_bytes());
+    let size = fixed + 6 * (nonzeros_a + count(5) + count(6));
+    let path = dir.join("huge.rec");
+    let file = std::fs::File::create(&path).unwrap();
+    std::io::Write::write_all(&mut &file, &header).unwrap();
+    file.set_len(size).unwrap(); // sparse: no disk space used
+    drop(file);
+
+    // The child loads it with 4 GiB of address space.
+    let exe = std::env::current_exe().unwrap();
+    let child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4194304 && exec \"$0\" --exact \"$1\" --nocapture")
+        .arg(&exe)
+        .arg("a_header_promising_more_memory_than_there_is_is_an_error_within_seconds")
+        .env(CHILD, &path)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+    let output = String::from_utf8_lossy(&child.stdout);
+    assert!(
+        child.status.success() && output.contains(REFUSED),
+        "the memory-limited load: {}\n{output}\n{}",
+        child.status,
+        String::from_utf8_lossy(&child.stderr)
+    );
+    println!(
+        "{}",
+        output
+            .lines()
+            .find(|l| l.contains(REFUSED))
+            .unwrap_or_default()
+    );
+}
+
+#[test]
+fn reserving_an_absurd_shape_is_an_error() {
+    let shape = synthpool::Shape {
+        inputs: 1,
+        aux: usize::MAX / 8,
+        constraints: usize::MAX / 8,
+    };
+    let options = synthpool::SynthesisOptions {
+        shape: Some(shape),
+        ..Default::default()
+    };
+    let err = synthpool::ProvingAssignment::<Fr>::with_options(&options)
+        .err()
+        .expect("refused");
+    assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
+}
