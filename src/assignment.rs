@@ -198,6 +198,32 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     }
 }
 
+impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
+    /// Evaluates one constraint built elsewhere (by `enforce`, or by a recorder this
+    /// assignment accompanies) and appends its A·w, B·w and C·w.
+    pub(crate) fn evaluate_constraint(
+        &mut self,
+        a: &LinearCombination<Scalar>,
+        b: &LinearCombination<Scalar>,
+        c: &LinearCombination<Scalar>,
+    ) {
+        // As bellperson: inputs count as dense in A (the prover adds `input * 0 = 0` for
+        // each), B tracks both densities, C none (its query is dense).
+        let a_value = self.evaluate_side(Side::A, a, false, Some(AuxDensity::A));
+        let b_value = self.evaluate_side(Side::B, b, true, Some(AuxDensity::B));
+        let c_value = self.evaluate_side(Side::C, c, false, None);
+        self.vectors.a.push(a_value);
+        self.vectors.b.push(b_value);
+        self.vectors.c.push(c_value);
+    }
+}
+
+impl<Scalar: PrimeField> Default for ProvingAssignment<Scalar> {
+    fn default() -> Self {
+        <Self as ConstraintSystem<Scalar>>::new()
+    }
+}
+
 /// Which aux density a side of a constraint marks.
 #[derive(Clone, Copy)]
 enum AuxDensity {
@@ -264,16 +290,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         let a = a(self.fresh_lc());
         let b = b(self.fresh_lc());
         let c = c(self.fresh_lc());
-
-        // As bellperson: inputs count as dense in A (the prover adds `input * 0 = 0` for
-        // each), B tracks both densities, C none (its query is dense).
-        let a_value = self.evaluate_side(Side::A, &a, false, Some(AuxDensity::A));
-        let b_value = self.evaluate_side(Side::B, &b, true, Some(AuxDensity::B));
-        let c_value = self.evaluate_side(Side::C, &c, false, None);
-        self.vectors.a.push(a_value);
-        self.vectors.b.push(b_value);
-        self.vectors.c.push(c_value);
-
+        self.evaluate_constraint(&a, &b, &c);
         self.recycle(a);
         self.recycle(b);
         self.recycle(c);

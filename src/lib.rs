@@ -18,6 +18,8 @@
 pub mod assignment;
 pub mod error;
 pub mod eval;
+#[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
+pub mod groth16;
 pub mod pool;
 pub mod precompiled;
 mod protocol;

@@ -182,8 +182,8 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
     [a, b, c]: [&mut Vec<Scalar>; 3],
 ) -> Option<usize> {
     let context = RowContext {
-        inputs: &witness.inputs,
-        aux: &witness.aux,
+        inputs: witness.inputs(),
+        aux: witness.aux(),
         kinds,
         table,
     };
@@ -207,6 +207,26 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
             failed
         })
         .min()
+}
+
+/// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
+/// b, c), evaluated on the rayon pool without storing anything.
+pub(crate) fn first_difference<Scalar: PrimeField>(
+    matrices: &[Matrix; 3],
+    table: &CoefficientTable<Scalar>,
+    [inputs, aux]: [&[Scalar]; 2],
+    kinds: &ValueKinds,
+    expected: [&[Scalar]; 3],
+) -> Option<usize> {
+    let context = RowContext {
+        inputs,
+        aux,
+        kinds,
+        table,
+    };
+    (0..matrices[0].rows()).into_par_iter().find_first(|&row| {
+        (0..3).any(|side| context.row(&matrices[side], row) != expected[side][row])
+    })
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod cache;
 mod file;
 mod kernel;
 mod matrix;
@@ -32,13 +33,14 @@ use bellpepper_core::{Circuit, ConstraintSystem};
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
-pub use self::file::FORMAT_VERSION;
+pub use self::file::{FORMAT_VERSION, KEY_LEN};
 pub use self::matrix::Matrix;
-pub use self::record::{NoValues, Recorder, ValueSink};
+pub use self::record::{Companion, Recorder, StructureOnly};
 pub use self::witness::Witness;
 
 use self::kernel::{CoefficientTable, ValueKinds};
 use self::matrix::{validate, INPUT_FLAG};
+use crate::assignment::ProvingAssignment;
 use crate::error::Error;
 use crate::protocol::lay_out_for_proving;
 use crate::vectors::{empty_density, reserve, ProverVectors, Shape};
@@ -115,16 +117,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     /// Records `circuit` (its witness values are not needed and not computed) as the prover
     /// lays it out: the constant one input, the circuit, then `input * 0 = 0` per input.
     pub fn record<C: Circuit<Scalar>>(circuit: C) -> Result<Self, Error> {
-        let mut recorder = <Recorder<Scalar, NoValues> as ConstraintSystem<Scalar>>::new();
-        lay_out_for_proving(&mut recorder, circuit)?;
-        let recorded = recorder.finish()?;
-        Self::checked(
-            recorded.inputs,
-            recorded.aux,
-            recorded.matrices,
-            recorded.dictionary,
-            Error::InvalidRecording,
-        )
+        Self::record_with::<StructureOnly, C>(circuit)?.0
     }
 
     /// Records `circuit` and computes its witness in the same pass: the first proof of a
@@ -132,19 +125,38 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     pub fn record_with_witness<C: Circuit<Scalar>>(
         circuit: C,
     ) -> Result<(Self, Witness<Scalar>), Error> {
-        let mut recorder = <Recorder<Scalar, Witness<Scalar>> as ConstraintSystem<Scalar>>::new();
+        let (recording, witness) = Self::record_with::<Witness<Scalar>, C>(circuit)?;
+        Ok((recording?, witness))
+    }
+
+    /// Records `circuit` while synthesizing it directly: the vectors are what
+    /// [`crate::synthesize`] returns, whether or not the circuit could be recorded (a
+    /// circuit the format cannot hold is still synthesized).
+    pub fn record_and_synthesize<C: Circuit<Scalar>>(
+        circuit: C,
+    ) -> Result<(Result<Self, Error>, ProverVectors<Scalar>), Error> {
+        let (recording, assignment) = Self::record_with::<ProvingAssignment<Scalar>, C>(circuit)?;
+        Ok((recording, assignment.into_vectors()?))
+    }
+
+    /// One pass of `circuit` through a recorder with `V` as its companion: an error when the
+    /// circuit itself fails; else the recording (or why it was refused) and the companion.
+    fn record_with<V: Companion<Scalar>, C: Circuit<Scalar>>(
+        circuit: C,
+    ) -> Result<(Result<Self, Error>, V), Error> {
+        let mut recorder = <Recorder<Scalar, V> as ConstraintSystem<Scalar>>::new();
         lay_out_for_proving(&mut recorder, circuit)?;
-        let recorded = recorder.finish()?;
-        let mut witness = recorded.values;
-        witness.constraints = recorded.matrices[0].rows();
-        let recording = Self::checked(
-            recorded.inputs,
-            recorded.aux,
-            recorded.matrices,
-            recorded.dictionary,
-            Error::InvalidRecording,
-        )?;
-        Ok((recording, witness))
+        let (recorded, companion) = recorder.finish();
+        let recording = recorded.and_then(|recorded| {
+            Self::checked(
+                recorded.inputs,
+                recorded.aux,
+                recorded.matrices,
+                recorded.dictionary,
+                Error::InvalidRecording,
+            )
+        });
+        Ok((recording, companion))
     }
 
     /// The recorded shape.
@@ -225,6 +237,38 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             }
         }
         Ok(())
+    }
+
+    /// Checks that this recording, evaluated against the values of `vectors`, reproduces
+    /// them exactly (rows and densities): the self-check of a recording made alongside a
+    /// direct synthesis, before it is trusted with other witnesses. Stores nothing.
+    pub fn reproduces(&self, vectors: &ProverVectors<Scalar>) -> Result<(), Error> {
+        if vectors.shape() != self.shape() {
+            return Err(Error::InvalidRecording(format!(
+                "its shape {:?} is not the synthesized {:?}",
+                self.shape(),
+                vectors.shape()
+            )));
+        }
+        let [a_aux, b_input, b_aux] = &self.densities;
+        if *a_aux != vectors.a_aux_density
+            || *b_input != vectors.b_input_density
+            || *b_aux != vectors.b_aux_density
+        {
+            return Err(Error::InvalidRecording(
+                "its densities differ from the synthesized ones".into(),
+            ));
+        }
+        let mut kinds = ValueKinds::default();
+        kinds.classify(&vectors.input_assignment, &vectors.aux_assignment)?;
+        let values = [&vectors.input_assignment[..], &vectors.aux_assignment[..]];
+        let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
+        match kernel::first_difference(&self.matrices, &self.coefficients, values, &kinds, rows) {
+            None => Ok(()),
+            Some(row) => Err(Error::InvalidRecording(format!(
+                "row {row} differs from the synthesized one"
+            ))),
+        }
     }
 
     /// Evaluates `witness` into `target`, reusing its storage: a, b, c are overwritten (a

@@ -9,6 +9,7 @@ use ff::PrimeField;
 
 use super::matrix::{column, Matrix, INPUT_FLAG};
 use super::witness::Witness;
+use crate::assignment::ProvingAssignment;
 use crate::error::{Error, Limit, Side, Unallocated, VariableKind};
 use crate::eval::is_dropped;
 use crate::pool::LcPool;
@@ -70,25 +71,35 @@ impl<Scalar: PrimeField> Dictionary<Scalar> {
     }
 }
 
-/// Where a recorder puts the values of the variables it allocates.
-pub trait ValueSink<Scalar: PrimeField>: Default + Send {
-    /// Takes (or ignores) the value of a new aux variable.
+/// What else happens to every allocation and constraint a recorder sees: nothing
+/// ([`StructureOnly`]), witness generation ([`Witness`]), or direct synthesis
+/// ([`ProvingAssignment`]), so one pass over a circuit both records it and produces what
+/// that pass would have produced alone.
+pub trait Companion<Scalar: PrimeField>: Default + Send {
+    /// A new aux variable whose value `f` computes.
     fn alloc<F>(&mut self, f: F) -> Result<(), SynthesisError>
     where
         F: FnOnce() -> Result<Scalar, SynthesisError>;
-    /// Takes (or ignores) the value of a new input.
+    /// A new input whose value `f` computes.
     fn alloc_input<F>(&mut self, f: F) -> Result<(), SynthesisError>
     where
         F: FnOnce() -> Result<Scalar, SynthesisError>;
-    /// Appends a sub-recording's values.
+    /// A constraint, as the circuit built it (zero terms included).
+    fn enforce(
+        &mut self,
+        a: &LinearCombination<Scalar>,
+        b: &LinearCombination<Scalar>,
+        c: &LinearCombination<Scalar>,
+    );
+    /// A sub-circuit's pass, appended.
     fn extend(&mut self, other: &Self);
 }
 
 /// Records the structure only: value closures are never run, as for parameter generation.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct NoValues;
+pub struct StructureOnly;
 
-impl<Scalar: PrimeField> ValueSink<Scalar> for NoValues {
+impl<Scalar: PrimeField> Companion<Scalar> for StructureOnly {
     fn alloc<F>(&mut self, _: F) -> Result<(), SynthesisError>
     where
         F: FnOnce() -> Result<Scalar, SynthesisError>,
@@ -103,10 +114,18 @@ impl<Scalar: PrimeField> ValueSink<Scalar> for NoValues {
         Ok(())
     }
 
+    fn enforce(
+        &mut self,
+        _: &LinearCombination<Scalar>,
+        _: &LinearCombination<Scalar>,
+        _: &LinearCombination<Scalar>,
+    ) {
+    }
+
     fn extend(&mut self, _: &Self) {}
 }
 
-impl<Scalar: PrimeField> ValueSink<Scalar> for Witness<Scalar> {
+impl<Scalar: PrimeField> Companion<Scalar> for Witness<Scalar> {
     fn alloc<F>(&mut self, f: F) -> Result<(), SynthesisError>
     where
         F: FnOnce() -> Result<Scalar, SynthesisError>,
@@ -119,6 +138,44 @@ impl<Scalar: PrimeField> ValueSink<Scalar> for Witness<Scalar> {
         F: FnOnce() -> Result<Scalar, SynthesisError>,
     {
         ConstraintSystem::alloc_input(self, || "", f).map(drop)
+    }
+
+    fn enforce(
+        &mut self,
+        _: &LinearCombination<Scalar>,
+        _: &LinearCombination<Scalar>,
+        _: &LinearCombination<Scalar>,
+    ) {
+        self.constraints += 1;
+    }
+
+    fn extend(&mut self, other: &Self) {
+        ConstraintSystem::extend(self, other)
+    }
+}
+
+impl<Scalar: PrimeField> Companion<Scalar> for ProvingAssignment<Scalar> {
+    fn alloc<F>(&mut self, f: F) -> Result<(), SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+    {
+        ConstraintSystem::alloc(self, || "", f).map(drop)
+    }
+
+    fn alloc_input<F>(&mut self, f: F) -> Result<(), SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+    {
+        ConstraintSystem::alloc_input(self, || "", f).map(drop)
+    }
+
+    fn enforce(
+        &mut self,
+        a: &LinearCombination<Scalar>,
+        b: &LinearCombination<Scalar>,
+        c: &LinearCombination<Scalar>,
+    ) {
+        self.evaluate_constraint(a, b, c);
     }
 
     fn extend(&mut self, other: &Self) {
@@ -145,28 +202,27 @@ impl From<Fault> for Error {
     }
 }
 
-/// A constraint system that records constraints instead of evaluating them, and the values
-/// of its variables into `V` ([`NoValues`] or a [`Witness`]).
-pub struct Recorder<Scalar: PrimeField, V = NoValues> {
+/// A constraint system that records constraints into matrices, with a [`Companion`] that
+/// sees the same allocations and constraints.
+pub struct Recorder<Scalar: PrimeField, V = StructureOnly> {
     inputs: usize,
     aux: usize,
     matrices: [Matrix; 3],
     dictionary: Dictionary<Scalar>,
     lcs: LcPool<Scalar>,
     fault: Option<Fault>,
-    values: V,
+    companion: V,
 }
 
-/// What a finished recorder hands over: counts, matrices, dictionary, values.
-pub(crate) struct Recorded<Scalar, V> {
+/// What a finished recorder hands over: counts, matrices, dictionary.
+pub(crate) struct Recorded<Scalar> {
     pub(crate) inputs: usize,
     pub(crate) aux: usize,
     pub(crate) matrices: [Matrix; 3],
     pub(crate) dictionary: Vec<Scalar>,
-    pub(crate) values: V,
 }
 
-impl<Scalar: PrimeField, V: ValueSink<Scalar>> Recorder<Scalar, V> {
+impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
     fn rows(&self) -> usize {
         self.matrices[0].rows()
     }
@@ -179,18 +235,18 @@ impl<Scalar: PrimeField, V: ValueSink<Scalar>> Recorder<Scalar, V> {
         }
     }
 
-    /// The recording, or the first fault of the circuit.
-    pub(crate) fn finish(self) -> Result<Recorded<Scalar, V>, Error> {
-        if let Some(fault) = self.fault {
-            return Err(fault.into());
-        }
-        Ok(Recorded {
-            inputs: self.inputs,
-            aux: self.aux,
-            matrices: self.matrices,
-            dictionary: self.dictionary.values,
-            values: self.values,
-        })
+    /// The recording (or the first fault of the circuit), and the companion.
+    pub(crate) fn finish(self) -> (Result<Recorded<Scalar>, Error>, V) {
+        let recorded = match self.fault {
+            Some(fault) => Err(fault.into()),
+            None => Ok(Recorded {
+                inputs: self.inputs,
+                aux: self.aux,
+                matrices: self.matrices,
+                dictionary: self.dictionary.values,
+            }),
+        };
+        (recorded, self.companion)
     }
 
     fn note(&mut self, fault: Fault) {
@@ -244,7 +300,7 @@ impl<Scalar: PrimeField, V> CountsInputs for Recorder<Scalar, V> {
     }
 }
 
-impl<Scalar: PrimeField, V: ValueSink<Scalar>> ConstraintSystem<Scalar> for Recorder<Scalar, V> {
+impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Recorder<Scalar, V> {
     type Root = Self;
 
     fn new() -> Self {
@@ -255,7 +311,7 @@ impl<Scalar: PrimeField, V: ValueSink<Scalar>> ConstraintSystem<Scalar> for Reco
             dictionary: Dictionary::new(),
             lcs: LcPool::new(1024),
             fault: None,
-            values: V::default(),
+            companion: V::default(),
         }
     }
 
@@ -265,7 +321,7 @@ impl<Scalar: PrimeField, V: ValueSink<Scalar>> ConstraintSystem<Scalar> for Reco
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.values.alloc(f)?;
+        self.companion.alloc(f)?;
         self.aux += 1;
         Ok(Variable::new_unchecked(Index::Aux(self.aux - 1)))
     }
@@ -276,7 +332,7 @@ impl<Scalar: PrimeField, V: ValueSink<Scalar>> ConstraintSystem<Scalar> for Reco
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.values.alloc_input(f)?;
+        self.companion.alloc_input(f)?;
         self.inputs += 1;
         Ok(Variable::new_unchecked(Index::Input(self.inputs - 1)))
     }
@@ -305,6 +361,7 @@ impl<Scalar: PrimeField, V: ValueSink<Scalar>> ConstraintSystem<Scalar> for Reco
                 break;
             }
         }
+        self.companion.enforce(&a, &b, &c);
         self.lcs.recycle(a);
         self.lcs.recycle(b);
         self.lcs.recycle(c);
@@ -331,22 +388,20 @@ impl<Scalar: PrimeField, V: ValueSink<Scalar>> ConstraintSystem<Scalar> for Reco
         if other.inputs > 0 && self.inputs == 0 {
             self.note(Fault::ExtendWithoutOne);
         }
-        if self.fault.is_some() {
-            // The recording is refused at the end anyway; keep the counts going only.
-            self.aux += other.aux;
-            self.inputs += other.inputs.saturating_sub(1);
-            return;
+        // After a fault the recording is refused at the end anyway: only the counts and the
+        // companion go on.
+        if self.fault.is_none() {
+            if let Err(fault) = self.append_remapped(other) {
+                self.note(fault);
+            }
         }
-        if let Err(fault) = self.append_remapped(other) {
-            self.note(fault);
-        }
-        self.values.extend(&other.values);
+        self.companion.extend(&other.companion);
         self.aux += other.aux;
         self.inputs += other.inputs.saturating_sub(1);
     }
 }
 
-impl<Scalar: PrimeField, V: ValueSink<Scalar>> Recorder<Scalar, V> {
+impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
     fn append_remapped(&mut self, other: &Self) -> Result<(), Fault> {
         let aux_offset = self.aux as u64;
         let input_offset = self.inputs.saturating_sub(1) as u64;
