@@ -180,7 +180,11 @@ fn drop_in_batch_provers_match_bellperson_with_every_cache_state() {
         .unwrap();
     let mapped = groth16::Parameters::<Bls12>::build_mapped_parameters(params_file, false).unwrap();
     let mapped_proofs = ours::create_proof_batch(num(&xs, 2), &mapped, r.clone(), s.clone());
-    assert_eq!(bytes_027(&mapped_proofs.unwrap()), expected, "mapped parameters");
+    assert_eq!(
+        bytes_027(&mapped_proofs.unwrap()),
+        expected,
+        "mapped parameters"
+    );
 
     // A member of another structure is an error naming it, not a proof.
     let mut mixed = num(&xs, 2);

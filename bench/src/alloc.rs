@@ -1,6 +1,6 @@
 //! The counting global allocator of the bench, the runner and the budgets test: jemalloc, or
 //! the system allocator with `--features system-alloc`, wrapped to count allocation calls
-//! and bytes.
+//! and bytes, and the live heap with its peak.
 //!
 //! The choice is made at compile time because a block must be freed by the allocator that
 //! made it, and the runtime allocates before `main` could read a setting. The counters are
@@ -32,6 +32,8 @@ pub const NAME: &str = if cfg!(feature = "system-alloc") {
 
 static CALLS: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
+static LIVE: AtomicU64 = AtomicU64::new(0);
+static PEAK: AtomicU64 = AtomicU64::new(0);
 
 /// `(calls, bytes)` allocated so far by every thread (reallocations count as calls, with
 /// their new size).
@@ -39,9 +41,29 @@ pub fn totals() -> (u64, u64) {
     (CALLS.load(Relaxed), BYTES.load(Relaxed))
 }
 
+/// Bytes allocated and not yet freed, by every thread.
+pub fn live() -> u64 {
+    LIVE.load(Relaxed)
+}
+
+/// Runs `work` and returns its result with the heap's peak during it, in bytes above what
+/// was live when it started.
+pub fn peak_during<T>(work: impl FnOnce() -> T) -> (T, u64) {
+    let base = LIVE.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let result = work();
+    (result, PEAK.load(Relaxed).saturating_sub(base))
+}
+
 fn count(bytes: usize) {
     CALLS.fetch_add(1, Relaxed);
     BYTES.fetch_add(bytes as u64, Relaxed);
+    grow(bytes as u64);
+}
+
+fn grow(bytes: u64) {
+    let live = LIVE.fetch_add(bytes, Relaxed) + bytes;
+    PEAK.fetch_max(live, Relaxed);
 }
 
 /// The counting allocator; install it with `#[global_allocator]`.
@@ -58,6 +80,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as u64, Relaxed);
         // SAFETY: `ptr` was allocated by `INNER` with `layout` (every allocation goes
         // through this wrapper), as the caller guarantees for this allocator.
         unsafe { INNER.dealloc(ptr, layout) }
@@ -70,7 +93,11 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size);
+        CALLS.fetch_add(1, Relaxed);
+        BYTES.fetch_add(new_size as u64, Relaxed);
+        // Both blocks may be live during the move: count the new one before the old goes.
+        grow(new_size as u64);
+        LIVE.fetch_sub(layout.size() as u64, Relaxed);
         // SAFETY: `ptr` came from `INNER` with `layout`, and the caller's guarantees for
         // `realloc` are passed on unchanged.
         unsafe { INNER.realloc(ptr, layout, new_size) }
