@@ -10,59 +10,11 @@ use bellpepper_core::test_cs::TestConstraintSystem;
 use bellpepper_core::{ConstraintSystem, SynthesisError};
 use bellperson::gadgets as upstream;
 use blstrs::Scalar as Fr;
-use common::ShapeRecorder;
+use common::{message_bits, show, Bits, ShapeRecorder};
 use rand_core::{RngCore, SeedableRng};
 use rand_xorshift::XorShiftRng;
 use sha2::Digest;
 use synthpool::sha256 as ours;
-
-/// How the message bits enter the circuit.
-#[derive(Clone, Copy, Debug)]
-enum Bits {
-    Constant,
-    Allocated,
-    /// Every third bit constant, the others allocated (some negated).
-    Mixed,
-}
-
-fn message_bits<CS: ConstraintSystem<Fr>>(
-    cs: &mut CS,
-    bytes: &[u8],
-    how: Bits,
-    known: bool,
-) -> Result<Vec<Boolean>, SynthesisError> {
-    let mut out = Vec::with_capacity(bytes.len() * 8);
-    for i in 0..bytes.len() * 8 {
-        let bit = (bytes[i / 8] >> (7 - i % 8)) & 1 == 1;
-        let constant = match how {
-            Bits::Constant => true,
-            Bits::Allocated => false,
-            Bits::Mixed => i % 3 == 0,
-        };
-        out.push(if constant {
-            Boolean::constant(bit)
-        } else if matches!(how, Bits::Mixed) && i % 3 == 1 {
-            let b = AllocatedBit::alloc(cs.namespace(|| format!("in {i}")), known.then_some(!bit))?;
-            Boolean::from(b).not()
-        } else {
-            Boolean::from(AllocatedBit::alloc(
-                cs.namespace(|| format!("in {i}")),
-                known.then_some(bit),
-            )?)
-        });
-    }
-    Ok(out)
-}
-
-fn show(bits: &[Boolean]) -> Vec<String> {
-    bits.iter()
-        .map(|b| match b {
-            Boolean::Constant(c) => format!("const {c}"),
-            Boolean::Is(x) => format!("is {:?} {:?}", x.get_variable(), x.get_value()),
-            Boolean::Not(x) => format!("not {:?} {:?}", x.get_variable(), x.get_value()),
-        })
-        .collect()
-}
 
 fn bits_to_bytes(bits: &[Boolean]) -> Vec<u8> {
     bits.chunks(8)

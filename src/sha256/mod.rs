@@ -9,6 +9,7 @@
 
 pub mod multieq;
 pub mod multipack;
+mod native;
 pub mod uint32;
 
 use arrayvec::ArrayVec;
@@ -154,8 +155,12 @@ where
 }
 
 /// One SHA-256 compression of a 512-bit block into `current_hash_value` (8 words).
+///
+/// In a witness generator (`is_witness_generator()`) with every input value known, the
+/// compression is computed natively and its aux values written in bulk: the same values in
+/// the same order as the constraint-building path, which runs otherwise.
 pub fn sha256_compression_function<Scalar, CS>(
-    cs: CS,
+    mut cs: CS,
     input: &[Boolean],
     current_hash_value: &[UInt32],
 ) -> Result<Vec<UInt32>, SynthesisError>
@@ -175,6 +180,12 @@ where
             "sha256_compression_function takes 8 hash words, not {}",
             current_hash_value.len()
         )));
+    }
+
+    if native::applies(&cs) {
+        if let Some(words) = native::compression(&mut cs, input, current_hash_value)? {
+            return Ok(words);
+        }
     }
 
     let mut w: Vec<UInt32> = Vec::with_capacity(64);

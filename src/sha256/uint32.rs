@@ -34,6 +34,16 @@ impl UInt32 {
         }
     }
 
+    /// A word of these bits (least significant first) and value.
+    pub(crate) fn from_parts(bits: [Boolean; 32], value: Option<u32>) -> Self {
+        UInt32 { bits, value }
+    }
+
+    /// The bits, least significant first.
+    pub(crate) fn bits(&self) -> &[Boolean; 32] {
+        &self.bits
+    }
+
     /// Allocates 32 boolean-constrained bits holding `value`.
     pub fn alloc<Scalar, CS>(mut cs: CS, value: Option<u32>) -> Result<Self, SynthesisError>
     where

@@ -467,3 +467,51 @@ impl ConstraintSystem<Fr> for ShapeRecorder {
         self
     }
 }
+
+/// How the message bits enter the circuit.
+#[derive(Clone, Copy, Debug)]
+pub enum Bits {
+    Constant,
+    Allocated,
+    /// Every third bit constant, the others allocated (some negated).
+    Mixed,
+}
+
+pub fn message_bits<CS: ConstraintSystem<Fr>>(
+    cs: &mut CS,
+    bytes: &[u8],
+    how: Bits,
+    known: bool,
+) -> Result<Vec<Boolean>, SynthesisError> {
+    let mut out = Vec::with_capacity(bytes.len() * 8);
+    for i in 0..bytes.len() * 8 {
+        let bit = (bytes[i / 8] >> (7 - i % 8)) & 1 == 1;
+        let constant = match how {
+            Bits::Constant => true,
+            Bits::Allocated => false,
+            Bits::Mixed => i % 3 == 0,
+        };
+        out.push(if constant {
+            Boolean::constant(bit)
+        } else if matches!(how, Bits::Mixed) && i % 3 == 1 {
+            let b = AllocatedBit::alloc(cs.namespace(|| format!("in {i}")), known.then_some(!bit))?;
+            Boolean::from(b).not()
+        } else {
+            Boolean::from(AllocatedBit::alloc(
+                cs.namespace(|| format!("in {i}")),
+                known.then_some(bit),
+            )?)
+        });
+    }
+    Ok(out)
+}
+
+pub fn show(bits: &[Boolean]) -> Vec<String> {
+    bits.iter()
+        .map(|b| match b {
+            Boolean::Constant(c) => format!("const {c}"),
+            Boolean::Is(x) => format!("is {:?} {:?}", x.get_variable(), x.get_value()),
+            Boolean::Not(x) => format!("not {:?} {:?}", x.get_variable(), x.get_value()),
+        })
+        .collect()
+}
