@@ -438,16 +438,17 @@ fn files_with_a_valid_checksum_but_broken_invariants_are_rejected() {
     let count = |k: usize| {
         u64::from_le_bytes(bytes[at + 8 * k..at + 8 * k + 8].try_into().unwrap()) as usize
     };
-    let (aux, rows, dictionary) = (count(1), count(2), count(3));
+    let (inputs, aux, rows, dictionary) = (count(0), count(1), count(2), count(3));
     let first_column = at + 7 * 8 + dictionary * 32 + (rows + 1) * 4;
     let mut crafted = bytes.clone();
-    crafted[first_column..first_column + 4].copy_from_slice(&(aux as u32 + 5).to_le_bytes());
+    let past_the_variables = (inputs + aux) as u32 + 5;
+    crafted[first_column..first_column + 4].copy_from_slice(&past_the_variables.to_le_bytes());
     assert!(problem_of(&dir, "crafted", &reseal(crafted)).contains("out of range"));
 
     // A huge aux count changes no section length; it must not size anything.
     let mut crafted = bytes.clone();
     crafted[at + 8..at + 16].copy_from_slice(&(1u64 << 40).to_le_bytes());
-    assert!(problem_of(&dir, "huge aux", &reseal(crafted)).contains("cannot be the variables"));
+    assert!(problem_of(&dir, "huge aux", &reseal(crafted)).contains("aux variables"));
     std::fs::remove_dir_all(dir).unwrap();
 }
 

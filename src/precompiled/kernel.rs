@@ -1,22 +1,44 @@
-//! Row evaluation for dictionary-coded matrices: each coefficient is classified once, each
-//! witness value too (zero, one, other), and a 0/1 value (most values in SHA-256 circuits)
-//! costs at most one addition and no read of the value itself. Every row is checked to
-//! satisfy `A·w * B·w = C·w` as it is evaluated.
+//! Row evaluation for dictionary-coded matrices, and the check that every row satisfies
+//! `A·w * B·w = C·w`.
+//!
+//! Most witness values of these circuits are 0 or 1 (bits), so a term mostly adds its
+//! coefficient or nothing. Coefficients are integers in disguise (±1, ±2^k, small packing
+//! weights), so the rows are summed as integers: a small coefficient into an `i128`, a large
+//! one (MultiEq's 2^k up to the field's capacity) into 320-bit accumulators, and the sum is
+//! turned into a field element once per row (a table lookup for the small sums nearly all
+//! rows have). A value other than 0 and 1 takes the field path for its term. Rows whose
+//! three sums are small integers are checked in integers too. Field arithmetic is exact,
+//! and the integer sums equal the field sums modulo the field's order, so every path gives
+//! the same field element.
+//!
+//! The integer path needs the field's representation to be 32 little-endian bytes (as
+//! BLS12-381's scalar field has); any other field is evaluated in the field throughout.
 
 use ff::PrimeField;
 use rayon::prelude::*;
 
-use super::matrix::{Matrix, INPUT_FLAG};
-use super::witness::Witness;
+use super::matrix::Matrix;
 use crate::error::Error;
 use crate::vectors::reserve;
 
 /// Rows evaluated per rayon task.
 const ROWS_PER_TASK: usize = 4096;
 
-/// How to multiply by one dictionary coefficient.
+/// A witness value is zero, one, or something else.
+const KIND_ZERO: u8 = 0;
+const KIND_ONE: u8 = 1;
+const KIND_OTHER: u8 = 2;
+
+/// Integer sums in `-SMALL_SUMS..SMALL_SUMS` become field elements by table lookup.
+const SMALL_SUMS: i64 = 64;
+
+/// Coefficients with `|c| < 2^SMALL_BITS` are summed in an `i64`, so a row of up to 2^32
+/// terms cannot overflow (a matrix holds fewer than 2^32 in all).
+const SMALL_BITS: u32 = 31;
+
+/// How a coefficient is multiplied into a non-bit value, on the field path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum CoeffClass<Scalar> {
+enum FieldClass<Scalar> {
     One,
     MinusOne,
     /// `2^k` for small `k`: `k` doublings are cheaper than a multiplication.
@@ -27,10 +49,140 @@ enum CoeffClass<Scalar> {
 /// Doublings beyond this cost more than one multiplication.
 const MAX_DOUBLINGS: u8 = 6;
 
-/// The dictionary with the class of every entry.
+/// A coefficient as an integer of at most 256 bits and a sign (`value = ± magnitude`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Large {
+    negative: bool,
+    magnitude: [u64; 4],
+}
+
+/// What the integer path needs of the field: its order, and 2^256 as a field element.
+struct IntegerField<Scalar> {
+    modulus: [u64; 4],
+    two_to_256: Scalar,
+    /// The field elements of `-SMALL_SUMS..SMALL_SUMS`.
+    small_sums: [Scalar; 2 * SMALL_SUMS as usize],
+}
+
+/// Marks a dictionary entry that is not a small integer.
+const NOT_SMALL: i64 = i64::MIN;
+
+/// The dictionary, with what each path needs of every entry.
 pub(crate) struct CoefficientTable<Scalar> {
     values: Vec<Scalar>,
-    classes: Vec<CoeffClass<Scalar>>,
+    classes: Vec<FieldClass<Scalar>>,
+    /// Every possible id's entry as a small signed integer, or [`NOT_SMALL`] (also for ids
+    /// past the dictionary): a `u16` indexes it without a bounds check.
+    small: Box<[i64; 1 << 16]>,
+    /// The entry as a large integer, for entries that are not small.
+    large: Vec<Large>,
+    integers: Option<IntegerField<Scalar>>,
+}
+
+/// Little-endian 64-bit limbs of a 32-byte little-endian representation.
+fn limbs(bytes: &[u8]) -> [u64; 4] {
+    std::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))
+}
+
+/// Whether `a < b`, as 256-bit integers.
+fn less(a: &[u64; 4], b: &[u64; 4]) -> bool {
+    a.iter().rev().cmp(b.iter().rev()).is_lt()
+}
+
+/// `a - b` for `a >= b`, as 256-bit integers.
+fn subtract(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+    let mut out = [0; 4];
+    let mut borrow = false;
+    for i in 0..4 {
+        let (d, b1) = a[i].overflowing_sub(b[i]);
+        let (d, b2) = d.overflowing_sub(u64::from(borrow));
+        out[i] = d;
+        borrow = b1 | b2;
+    }
+    out
+}
+
+impl<Scalar: PrimeField> IntegerField<Scalar> {
+    /// The integer view of this field, when its representation is 32 little-endian bytes.
+    fn new() -> Option<Self> {
+        let one = Scalar::ONE.to_repr();
+        let bytes = one.as_ref();
+        if bytes.len() != 32 || bytes[0] != 1 || bytes[1..].iter().any(|&b| b != 0) {
+            return None;
+        }
+        let minus_one = limbs((-Scalar::ONE).to_repr().as_ref());
+        let modulus = {
+            let mut m = minus_one;
+            m[0] = m[0].checked_add(1)?; // p - 1 is even, so no carry
+            m
+        };
+        let two_to_256 = Scalar::from(2u64).pow_vartime([256]);
+        let small_sums = std::array::from_fn(|i| from_i128(i128::from(i as i64 - SMALL_SUMS)));
+        Some(IntegerField {
+            modulus,
+            two_to_256,
+            small_sums,
+        })
+    }
+
+    /// The coefficient `value` as a signed integer of the smaller magnitude.
+    fn integer(&self, value: &Scalar) -> Large {
+        let positive = limbs(value.to_repr().as_ref());
+        let negated = limbs((-*value).to_repr().as_ref());
+        if less(&negated, &positive) {
+            Large {
+                negative: true,
+                magnitude: negated,
+            }
+        } else {
+            Large {
+                negative: false,
+                magnitude: positive,
+            }
+        }
+    }
+
+    /// The field element of a 320-bit sum.
+    fn element(&self, sum: &[u64; 5]) -> Scalar {
+        let mut low: [u64; 4] = sum[..4].try_into().expect("four limbs");
+        while !less(&low, &self.modulus) {
+            low = subtract(&low, &self.modulus);
+        }
+        let mut bytes = Scalar::Repr::default();
+        for (chunk, limb) in bytes.as_mut().chunks_mut(8).zip(low) {
+            chunk.copy_from_slice(&limb.to_le_bytes());
+        }
+        let low = Option::<Scalar>::from(Scalar::from_repr(bytes)).expect("reduced below p");
+        if sum[4] == 0 {
+            low
+        } else {
+            low + self.two_to_256 * Scalar::from(sum[4])
+        }
+    }
+
+    /// The field element of a small sum.
+    #[inline]
+    fn small_element(&self, sum: i64) -> Scalar {
+        match self.small_sums.get(sum.wrapping_add(SMALL_SUMS) as usize) {
+            Some(element) => *element,
+            None => from_i128(i128::from(sum)),
+        }
+    }
+}
+
+/// `value` as a field element.
+fn from_i128<Scalar: PrimeField>(value: i128) -> Scalar {
+    let magnitude = value.unsigned_abs();
+    let low = Scalar::from(magnitude as u64);
+    let element = match (magnitude >> 64) as u64 {
+        0 => low,
+        high => low + Scalar::from(high) * Scalar::from(1u64 << 32).square(),
+    };
+    if value < 0 {
+        -element
+    } else {
+        element
+    }
 }
 
 impl<Scalar: PrimeField> CoefficientTable<Scalar> {
@@ -46,47 +198,77 @@ impl<Scalar: PrimeField> CoefficientTable<Scalar> {
             .iter()
             .map(|value| {
                 if *value == Scalar::ONE {
-                    CoeffClass::One
+                    FieldClass::One
                 } else if *value == -Scalar::ONE {
-                    CoeffClass::MinusOne
+                    FieldClass::MinusOne
                 } else if let Some(k) = powers.iter().position(|p| p == value) {
-                    CoeffClass::PowerOfTwo(k as u8)
+                    FieldClass::PowerOfTwo(k as u8)
                 } else {
-                    CoeffClass::General(*value)
+                    FieldClass::General(*value)
                 }
             })
             .collect();
+        let integers = IntegerField::<Scalar>::new();
+        let (small_entries, large): (Vec<i64>, Vec<Large>) = match &integers {
+            Some(field) => dictionary
+                .iter()
+                .map(|value| {
+                    let large = field.integer(value);
+                    let [low, rest @ ..] = large.magnitude;
+                    let small = if rest == [0; 3] && low < 1 << SMALL_BITS {
+                        if large.negative {
+                            -(low as i64)
+                        } else {
+                            low as i64
+                        }
+                    } else {
+                        NOT_SMALL
+                    };
+                    (small, large)
+                })
+                .unzip(),
+            None => (Vec::new(), Vec::new()),
+        };
+        let mut small: Box<[i64; 1 << 16]> = vec![NOT_SMALL; 1 << 16]
+            .into_boxed_slice()
+            .try_into()
+            .expect("65536 entries");
+        small[..small_entries.len()].copy_from_slice(&small_entries);
         CoefficientTable {
             values: dictionary.to_vec(),
             classes,
+            small,
+            large,
+            integers,
         }
     }
 }
 
-/// A witness value is zero, one, or something else.
-const KIND_ZERO: u8 = 0;
-const KIND_ONE: u8 = 1;
-const KIND_OTHER: u8 = 2;
-
-/// The kind of every witness value, one byte each, so rows over bits read a byte instead of
-/// a 32-byte field element (the byte map of a SHA-256 witness stays in cache).
+/// The kind of every witness value, one byte each, aux values first, then inputs: a row of
+/// bits reads a byte per term instead of a 32-byte field element (the byte map of a SHA-256
+/// witness stays in cache).
 #[derive(Default)]
 pub(crate) struct ValueKinds {
-    inputs: Vec<u8>,
-    aux: Vec<u8>,
+    /// Aux kinds, input kinds (so a column's position indexes it), then padding to a power
+    /// of two, so that a position masked by `mask` indexes it without a bounds check.
+    kinds: Vec<u8>,
+    mask: usize,
 }
 
 impl ValueKinds {
-    /// Classifies every value of `inputs` and `aux`, reusing this scratch's storage.
+    /// Classifies every value of `aux` and `inputs`, reusing this scratch's storage.
     pub(crate) fn classify<Scalar: PrimeField>(
         &mut self,
         inputs: &[Scalar],
         aux: &[Scalar],
     ) -> Result<(), Error> {
-        for (kinds, values) in [(&mut self.inputs, inputs), (&mut self.aux, aux)] {
-            kinds.clear();
-            reserve(kinds, values.len(), "value kinds")?;
-            kinds.resize(values.len(), KIND_OTHER);
+        let padded = (aux.len() + inputs.len()).next_power_of_two();
+        self.kinds.clear();
+        reserve(&mut self.kinds, padded, "value kinds")?;
+        self.kinds.resize(padded, KIND_OTHER);
+        self.mask = padded - 1;
+        let (aux_kinds, input_kinds) = self.kinds.split_at_mut(aux.len());
+        for (kinds, values) in [(aux_kinds, aux), (input_kinds, inputs)] {
             kinds
                 .par_chunks_mut(1 << 16)
                 .zip(values.par_chunks(1 << 16))
@@ -104,63 +286,265 @@ impl ValueKinds {
         }
         Ok(())
     }
+
+    /// The kind map, exactly `mask + 1` long.
+    #[inline(always)]
+    fn map(&self) -> &[u8] {
+        &self.kinds[..=self.mask]
+    }
 }
 
 /// Everything one row evaluation reads.
-struct RowContext<'a, Scalar> {
+struct Rows<'a, Scalar> {
     inputs: &'a [Scalar],
     aux: &'a [Scalar],
     kinds: &'a ValueKinds,
     table: &'a CoefficientTable<Scalar>,
 }
 
-impl<Scalar: PrimeField> RowContext<'_, Scalar> {
-    /// The value of row `row` of `matrix`. The matrix invariants (checked before a recording
-    /// exists) and the witness structure check keep every index in bounds.
+impl<Scalar: PrimeField> Rows<'_, Scalar> {
+    /// The value at a column's position: aux values first, then inputs.
     #[inline]
-    fn row(&self, matrix: &Matrix, row: usize) -> Scalar {
-        let (columns, ids) = matrix.row(row);
+    fn value(&self, column: u32) -> Scalar {
+        match self.aux.get(column as usize) {
+            Some(value) => *value,
+            None => self.inputs[column as usize - self.aux.len()],
+        }
+    }
+
+    /// `coeff * value` on the field path.
+    #[inline]
+    fn product(&self, id: u16, value: Scalar) -> Scalar {
+        match self.table.classes[id as usize] {
+            FieldClass::One => value,
+            FieldClass::MinusOne => -value,
+            FieldClass::PowerOfTwo(k) => (0..k).fold(value, |v, _| v.double()),
+            FieldClass::General(coeff) => value * coeff,
+        }
+    }
+
+    /// The rest of a row from term `from`, the first off the small-integer path: large
+    /// coefficients summed in 320 bits, values other than 0 and 1 multiplied in the field.
+    #[inline(never)]
+    fn spilled_row(
+        &self,
+        field: &IntegerField<Scalar>,
+        columns: &[u32],
+        ids: &[u16],
+        from: usize,
+        mut integer: i64,
+    ) -> Scalar {
+        let kinds = self.kinds.map();
+        let mut large = [[0u64; 5]; 2];
+        let mut other = Scalar::ZERO;
+        for (&column, &id) in columns.iter().zip(ids).skip(from) {
+            let kind = kinds[column as usize & self.kinds.mask];
+            let coeff = self.table.small[id as usize];
+            if kind > KIND_ONE {
+                other += self.product(id, self.value(column));
+            } else if coeff != NOT_SMALL {
+                integer += coeff & -i64::from(kind);
+            } else if kind == KIND_ONE {
+                let term = &self.table.large[id as usize];
+                add_to(&mut large[usize::from(term.negative)], &term.magnitude);
+            }
+        }
+        let [positive, negative] = &large;
+        field.small_element(integer) + field.element(positive) - field.element(negative) + other
+    }
+
+    /// A row summed in the field: for fields without the integer path.
+    fn field_row(&self, columns: &[u32], ids: &[u16]) -> Scalar {
         let mut acc = Scalar::ZERO;
         for (&column, &id) in columns.iter().zip(ids) {
-            let (values, kinds, index) = if column & INPUT_FLAG == 0 {
-                (self.aux, &self.kinds.aux, column as usize)
-            } else {
-                (
-                    self.inputs,
-                    &self.kinds.inputs,
-                    (column & !INPUT_FLAG) as usize,
-                )
-            };
-            match kinds[index] {
-                KIND_ZERO => continue,
-                KIND_ONE => {
-                    acc += self.table.values[id as usize];
-                    continue;
-                }
-                _ => {}
-            }
-            let value = values[index];
-            match self.table.classes[id as usize] {
-                CoeffClass::One => acc += value,
-                CoeffClass::MinusOne => acc -= value,
-                CoeffClass::PowerOfTwo(k) => {
-                    let mut scaled = value;
-                    for _ in 0..k {
-                        scaled = scaled.double();
-                    }
-                    acc += scaled;
-                }
-                CoeffClass::General(coeff) => acc += value * coeff,
+            match self.kinds.map()[column as usize & self.kinds.mask] {
+                KIND_ZERO => {}
+                KIND_ONE => acc += self.table.values[id as usize],
+                _ => acc += self.product(id, self.value(column)),
             }
         }
         acc
     }
+
+    /// Evaluates the rows from `first` on into `out` (A·w, B·w, C·w for each), with `sum`
+    /// summing one row's terms; returns the first row not satisfied. Works in blocks of
+    /// rows, one matrix at a time, so each pass keeps its few values in registers.
+    #[inline(always)]
+    fn constraints<S: RowSum<Scalar>>(
+        &self,
+        matrices: &[Matrix; 3],
+        first: usize,
+        out: [&mut [Scalar]; 3],
+        sum: S,
+    ) -> Option<usize> {
+        let [a, b, c] = out;
+        let mut integers = [[NOT_INTEGER; BLOCK]; 3];
+        let mut failed = None;
+        let blocks = a
+            .chunks_mut(BLOCK)
+            .zip(b.chunks_mut(BLOCK))
+            .zip(c.chunks_mut(BLOCK));
+        for (block, ((a, b), c)) in blocks.enumerate() {
+            let start = first + block * BLOCK;
+            let [ia, ib, ic] = &mut integers;
+            pass(&matrices[0], start, a, ia, &sum);
+            pass(&matrices[1], start, b, ib, &sum);
+            pass(&matrices[2], start, c, ic, &sum);
+            if failed.is_none() {
+                let rows = a.iter().zip(b.iter()).zip(c.iter());
+                let sums = ia.iter().zip(ib.iter()).zip(ic.iter());
+                failed = rows
+                    .zip(sums)
+                    .position(|(((a, b), c), ((&x, &y), &z))| !satisfied((x, y, z), [a, b, c]))
+                    .map(|row| start + row);
+            }
+        }
+        failed
+    }
+
+    /// [`Self::constraints`] with the fastest row sum this field allows.
+    fn evaluate(
+        &self,
+        matrices: &[Matrix; 3],
+        first: usize,
+        out: [&mut [Scalar]; 3],
+    ) -> Option<usize> {
+        match &self.table.integers {
+            Some(field) => {
+                let sum = IntegerSum {
+                    kinds: self.kinds.map(),
+                    mask: self.kinds.mask,
+                    small: &self.table.small,
+                    rows: self,
+                    field,
+                };
+                self.constraints(matrices, first, out, sum)
+            }
+            None => self.constraints(matrices, first, out, FieldSum { rows: self }),
+        }
+    }
 }
 
-/// Whether `a * b = c`, with the multiplication skipped where a factor is zero or one (most
-/// rows of these circuits).
+/// How a row's terms are summed: into `out`, returning the sum as an integer when it is one.
+trait RowSum<Scalar> {
+    fn sum(&self, columns: &[u32], ids: &[u16], out: &mut Scalar) -> Option<i64>;
+}
+
+/// Integer sums, for fields that allow them: what the row loop reads, flattened so that it
+/// stays in registers.
+struct IntegerSum<'a, 'b, Scalar> {
+    /// The kind map, at least `mask + 1` long.
+    kinds: &'a [u8],
+    mask: usize,
+    small: &'a [i64; 1 << 16],
+    rows: &'a Rows<'b, Scalar>,
+    field: &'a IntegerField<Scalar>,
+}
+
+impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
+    /// The terms of a row into `out`; returns the row's sum as an integer when it is one
+    /// (no large coefficient met a one, no value other than 0 and 1 met a coefficient). The
+    /// matrix invariants (checked before a recording exists) and the witness structure
+    /// check keep every index in bounds.
+    ///
+    /// The loop here is the common case, small coefficients over bits; the first term off
+    /// that path hands the rest of the row over.
+    #[inline(always)]
+    fn sum(&self, columns: &[u32], ids: &[u16], out: &mut Scalar) -> Option<i64> {
+        let ids = &ids[..columns.len()];
+        // Sliced to exactly `mask + 1`, a masked position needs no bounds check.
+        let kinds = &self.kinds[..=self.mask];
+        let mut integer: i64 = 0;
+        for term in 0..columns.len() {
+            let kind = kinds[columns[term] as usize & self.mask];
+            let coeff = self.small[ids[term] as usize];
+            if kind > KIND_ONE || coeff == NOT_SMALL {
+                *out = self
+                    .rows
+                    .spilled_row(self.field, columns, ids, term, integer);
+                return None;
+            }
+            // `kind` is 0 or 1: add the coefficient or nothing, without a branch.
+            integer += coeff & -i64::from(kind);
+        }
+        *out = self.field.small_element(integer);
+        Some(integer)
+    }
+}
+
+/// Field sums throughout.
+struct FieldSum<'a, 'b, Scalar> {
+    rows: &'a Rows<'b, Scalar>,
+}
+
+impl<Scalar: PrimeField> RowSum<Scalar> for FieldSum<'_, '_, Scalar> {
+    #[inline(always)]
+    fn sum(&self, columns: &[u32], ids: &[u16], out: &mut Scalar) -> Option<i64> {
+        *out = self.rows.field_row(columns, ids);
+        None
+    }
+}
+
+/// Rows evaluated per pass over one matrix.
+const BLOCK: usize = 256;
+
+/// Marks a row whose sum is not an integer: no integer sum reaches it (a row holds fewer
+/// than 2^32 terms, each below 2^31 in magnitude).
+const NOT_INTEGER: i64 = i64::MIN;
+
+/// The rows of `matrix` from `first` on, one per element of `out`, summed into `out`, their
+/// integer sums (or [`NOT_INTEGER`]) into `integers`. Not inlined: on its own the row loop
+/// keeps its pointers and sums in registers.
+#[inline(never)]
+fn pass<Scalar, S: RowSum<Scalar>>(
+    matrix: &Matrix,
+    first: usize,
+    out: &mut [Scalar],
+    integers: &mut [i64],
+    sum: &S,
+) {
+    let ends = &matrix.row_starts[first + 1..=first + out.len()];
+    let mut start = matrix.row_starts[first] as usize;
+    for ((out, integer), &end) in out.iter_mut().zip(integers).zip(ends) {
+        let range = start..end as usize;
+        start = range.end;
+        *integer = sum
+            .sum(
+                &matrix.columns[range.clone()],
+                &matrix.coeff_ids[range],
+                out,
+            )
+            .unwrap_or(NOT_INTEGER);
+    }
+}
+
+/// `acc += value`, with carries, in 320 bits (sums of up to 2^64 256-bit terms fit).
 #[inline]
-fn satisfied<Scalar: PrimeField>(a: &Scalar, b: &Scalar, c: &Scalar) -> bool {
+fn add_to(acc: &mut [u64; 5], value: &[u64; 4]) {
+    let mut carry = false;
+    for (limb, &term) in acc.iter_mut().zip(value) {
+        let (s, c1) = limb.overflowing_add(term);
+        let (s, c2) = s.overflowing_add(u64::from(carry));
+        *limb = s;
+        carry = c1 | c2;
+    }
+    acc[4] += u64::from(carry);
+}
+
+/// Whether `a * b = c`: in integers when all three rows are integers (exact, since sums
+/// that small cannot wrap around the field's order), else in the field.
+#[inline(always)]
+fn satisfied<Scalar: PrimeField>(sums: (i64, i64, i64), [a, b, c]: [&Scalar; 3]) -> bool {
+    match sums {
+        (NOT_INTEGER, _, _) | (_, NOT_INTEGER, _) | (_, _, NOT_INTEGER) => field_satisfied(a, b, c),
+        // Products of two i64 fit an i128, far below the field's order.
+        (x, y, z) => i128::from(x) * i128::from(y) == i128::from(z),
+    }
+}
+
+/// `a * b = c` in the field, skipping the multiplication for factors zero and one.
+#[inline]
+fn field_satisfied<Scalar: PrimeField>(a: &Scalar, b: &Scalar, c: &Scalar) -> bool {
     if *a == Scalar::ZERO || *b == Scalar::ZERO {
         *c == Scalar::ZERO
     } else if *a == Scalar::ONE {
@@ -177,40 +561,26 @@ fn satisfied<Scalar: PrimeField>(a: &Scalar, b: &Scalar, c: &Scalar) -> bool {
 pub(crate) fn evaluate_rows<Scalar: PrimeField>(
     matrices: &[Matrix; 3],
     table: &CoefficientTable<Scalar>,
-    witness: &Witness<Scalar>,
+    [inputs, aux]: [&[Scalar]; 2],
     kinds: &ValueKinds,
     [a, b, c]: [&mut Vec<Scalar>; 3],
 ) -> Option<usize> {
-    let context = RowContext {
-        inputs: witness.inputs(),
-        aux: witness.aux(),
+    let rows = Rows {
+        inputs,
+        aux,
         kinds,
         table,
     };
-    let [ma, mb, mc] = matrices;
     a.par_chunks_mut(ROWS_PER_TASK)
         .zip(b.par_chunks_mut(ROWS_PER_TASK))
         .zip(c.par_chunks_mut(ROWS_PER_TASK))
         .enumerate()
-        .filter_map(|(task, ((a, b), c))| {
-            let first = task * ROWS_PER_TASK;
-            let mut failed = None;
-            for (offset, ((a, b), c)) in a.iter_mut().zip(b).zip(c).enumerate() {
-                let row = first + offset;
-                *a = context.row(ma, row);
-                *b = context.row(mb, row);
-                *c = context.row(mc, row);
-                if failed.is_none() && !satisfied(a, b, c) {
-                    failed = Some(row);
-                }
-            }
-            failed
-        })
+        .filter_map(|(task, ((a, b), c))| rows.evaluate(matrices, task * ROWS_PER_TASK, [a, b, c]))
         .min()
 }
 
 /// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
-/// b, c), evaluated on the rayon pool without storing anything.
+/// b, c), evaluated on the rayon pool, a chunk of rows at a time.
 pub(crate) fn first_difference<Scalar: PrimeField>(
     matrices: &[Matrix; 3],
     table: &CoefficientTable<Scalar>,
@@ -218,15 +588,33 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
     kinds: &ValueKinds,
     expected: [&[Scalar]; 3],
 ) -> Option<usize> {
-    let context = RowContext {
+    let rows = Rows {
         inputs,
         aux,
         kinds,
         table,
     };
-    (0..matrices[0].rows()).into_par_iter().find_first(|&row| {
-        (0..3).any(|side| context.row(&matrices[side], row) != expected[side][row])
-    })
+    let [a, b, c] = expected;
+    a.par_chunks(ROWS_PER_TASK)
+        .zip(b.par_chunks(ROWS_PER_TASK))
+        .zip(c.par_chunks(ROWS_PER_TASK))
+        .enumerate()
+        .filter_map(|(task, ((a, b), c))| {
+            let mut out = [a.to_vec(), b.to_vec(), c.to_vec()];
+            let [x, y, z] = &mut out;
+            rows.evaluate(matrices, task * ROWS_PER_TASK, [x, y, z]);
+            let differs = |(i, side): (usize, &Vec<Scalar>)| {
+                side.iter()
+                    .zip([a, b, c][i])
+                    .position(|(ours, theirs)| ours != theirs)
+            };
+            out.iter()
+                .enumerate()
+                .filter_map(differs)
+                .min()
+                .map(|at| task * ROWS_PER_TASK + at)
+        })
+        .min()
 }
 
 #[cfg(test)]
@@ -234,31 +622,116 @@ mod tests {
     use super::*;
     use blstrs::Scalar as Fr;
     use ff::Field;
+    use rand_core::{RngCore, SeedableRng};
+    use rand_xorshift::XorShiftRng;
 
     #[test]
-    fn classes_cover_one_minus_one_small_powers_and_the_rest() {
+    fn coefficients_are_classified_for_both_paths() {
         let dictionary = [
             Fr::ONE,
             -Fr::ONE,
             Fr::from(8u64),
             Fr::from(1u64 << 40),
-            Fr::from(3u64),
+            -Fr::from(3u64),
+            Fr::from(2u64).pow_vartime([200]),
+            -Fr::from(2u64).pow_vartime([250]),
         ];
         let table = CoefficientTable::new(&dictionary);
-        assert_eq!(table.classes[0], CoeffClass::One);
-        assert_eq!(table.classes[1], CoeffClass::MinusOne);
-        assert_eq!(table.classes[2], CoeffClass::PowerOfTwo(3));
-        assert_eq!(table.classes[3], CoeffClass::General(Fr::from(1u64 << 40)));
-        assert_eq!(table.classes[4], CoeffClass::General(Fr::from(3u64)));
+        assert_eq!(table.classes[0], FieldClass::One);
+        assert_eq!(table.classes[1], FieldClass::MinusOne);
+        assert_eq!(table.classes[2], FieldClass::PowerOfTwo(3));
+        assert_eq!(table.classes[3], FieldClass::General(Fr::from(1u64 << 40)));
+        assert_eq!(
+            table.small[..8],
+            [1, -1, 8, NOT_SMALL, -3, NOT_SMALL, NOT_SMALL, NOT_SMALL]
+        );
+        assert_eq!(table.large[5].magnitude, [0, 0, 0, 1 << 8]);
+        assert!(!table.large[5].negative);
+        assert_eq!(table.large[6].magnitude, [0, 0, 0, 1 << 58]);
+        assert!(table.large[6].negative);
+    }
+
+    /// Rows of random coefficients (small, large, negative) over random 0/1 and other
+    /// values, summed by the kernel and term by term in the field.
+    #[test]
+    fn integer_sums_equal_field_sums() {
+        let mut rng = XorShiftRng::seed_from_u64(31);
+        let mut dictionary = vec![Fr::ONE, -Fr::ONE];
+        for k in [2u64, 5, 62, 63, 64, 120, 200, 253, 254] {
+            dictionary.push(Fr::from(2u64).pow_vartime([k]));
+            dictionary.push(-Fr::from(2u64).pow_vartime([k]));
+        }
+        dictionary.push(Fr::random(&mut rng));
+        dictionary.push(Fr::from(u64::MAX));
+        let table = CoefficientTable::new(&dictionary);
+        assert!(table.integers.is_some());
+        let aux: Vec<Fr> = (0..400)
+            .map(|i| match i % 7 {
+                0 => Fr::random(&mut rng),
+                1 | 2 | 3 => Fr::ONE,
+                _ => Fr::ZERO,
+            })
+            .collect();
+        let inputs = vec![Fr::ONE, Fr::from(5u64)];
+        let mut kinds = ValueKinds::default();
+        kinds.classify(&inputs, &aux).unwrap();
+        let rows = Rows {
+            inputs: &inputs,
+            aux: &aux,
+            kinds: &kinds,
+            table: &table,
+        };
+        let mut matrix = Matrix::default();
+        let mut expected = Vec::new();
+        for _ in 0..300 {
+            let mut sum = Fr::ZERO;
+            for _ in 0..rng.next_u32() % 1200 {
+                let id = (rng.next_u32() as usize % dictionary.len()) as u16;
+                let column = match rng.next_u32() % 10 {
+                    0 => 400 + rng.next_u32() % 2,
+                    _ => rng.next_u32() % 400,
+                };
+                sum += rows.value(column) * dictionary[id as usize];
+                matrix.columns.push(column);
+                matrix.coeff_ids.push(id);
+            }
+            matrix.row_starts.push(matrix.columns.len() as u32);
+            expected.push(sum);
+        }
+        let sum = IntegerSum {
+            kinds: kinds.map(),
+            mask: kinds.mask,
+            small: &table.small,
+            rows: &rows,
+            field: table.integers.as_ref().unwrap(),
+        };
+        for (row, expected) in expected.iter().enumerate() {
+            let mut out = Fr::ZERO;
+            let range = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
+            let (columns, ids) = (&matrix.columns[range.clone()], &matrix.coeff_ids[range]);
+            let integer = sum.sum(columns, ids, &mut out);
+            assert_eq!(out, *expected, "row {row}");
+            if let Some(integer) = integer {
+                assert_eq!(from_i128::<Fr>(i128::from(integer)), *expected, "row {row}");
+            }
+        }
     }
 
     #[test]
-    fn satisfaction_shortcuts_agree_with_the_product() {
-        let values = [Fr::ZERO, Fr::ONE, Fr::from(2u64), -Fr::ONE, Fr::from(7u64)];
+    fn satisfaction_in_integers_and_in_the_field_agree_with_the_product() {
+        let values = [0i64, 1, 2, -1, 7, 1 << 40, i64::MAX, i64::MIN];
         for a in values {
             for b in values {
                 for c in values {
-                    assert_eq!(satisfied(&a, &b, &c), a * b == c, "{a:?} {b:?} {c:?}");
+                    let field = |x: i64| from_i128::<Fr>(i128::from(x));
+                    let expected = field(a) * field(b) == field(c);
+                    let elements = [&field(a), &field(b), &field(c)];
+                    if [a, b, c].contains(&NOT_INTEGER) {
+                        continue;
+                    }
+                    assert_eq!(satisfied((a, b, c), elements), expected, "{a} {b} {c}");
+                    let mixed = (NOT_INTEGER, b, c);
+                    assert_eq!(satisfied(mixed, elements), expected, "{a} {b} {c}");
                 }
             }
         }

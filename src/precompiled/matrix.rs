@@ -5,22 +5,25 @@
 //! is handed out, whether it was just recorded or loaded from a file:
 //! 1. `row_starts` has one entry per row plus one, starts at 0, never decreases, and ends at
 //!    `columns.len() == coeff_ids.len()`; the three matrices have the same number of rows.
-//! 2. A column with [`INPUT_FLAG`] set names input `column & !INPUT_FLAG`, below the
-//!    circuit's input count; any other column names an aux variable below its aux count.
+//! 2. A column is a variable's position: aux variable `i` is position `i`, input `i` is
+//!    position `aux + i` (the aux count plus its index), and every column is below
+//!    `aux + inputs`. (While recording, columns carry [`INPUT_FLAG`] instead, since the aux
+//!    count is not final until the recording is; [`to_positions`] converts them.)
 //! 3. Every coefficient id is below the dictionary's length; the dictionary starts with one
 //!    and minus one and holds no zero (zero terms are dropped when recording, as evaluation
 //!    and the densities skip them).
 //! 4. There is at least the constant-one input, no more inputs than rows (each input has its
-//!    own `input * 0 = 0` row) and no more aux variables than nonzero terms (an aux variable
-//!    in no constraint cannot be proven); so the counts never size memory the matrices do not
-//!    justify.
+//!    own `input * 0 = 0` row), no more aux variables than nonzero terms (an aux variable in
+//!    no constraint cannot be proven) and at most 2^31 variables of each kind (what columns
+//!    can name while recording); so the counts never size memory the matrices do not
+//!    justify, and every position fits a `u32`.
 
 use ff::PrimeField;
 
 use crate::error::Side;
 
-/// Set in a column for an input variable; clear for an aux variable.
-pub const INPUT_FLAG: u32 = 1 << 31;
+/// Set in a column for an input variable while recording; clear for an aux variable.
+pub(crate) const INPUT_FLAG: u32 = 1 << 31;
 
 /// A sparse matrix: for row `r`, the terms `row_starts[r]..row_starts[r + 1]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,13 +59,6 @@ impl Matrix {
         self.row_starts.len() * 4 + self.columns.len() * 4 + self.coeff_ids.len() * 2
     }
 
-    /// The terms of row `row` as `(column, coefficient id)` slices.
-    #[inline]
-    pub(crate) fn row(&self, row: usize) -> (&[u32], &[u16]) {
-        let range = self.row_starts[row] as usize..self.row_starts[row + 1] as usize;
-        (&self.columns[range.clone()], &self.coeff_ids[range])
-    }
-
     /// Drops everything after row `rows`.
     pub(crate) fn truncate_rows(&mut self, rows: usize) {
         self.row_starts.truncate(rows + 1);
@@ -76,6 +72,19 @@ impl Matrix {
 pub(crate) fn column(is_input: bool, index: u64) -> Option<u32> {
     let index = u32::try_from(index).ok().filter(|&i| i < INPUT_FLAG)?;
     Some(if is_input { index | INPUT_FLAG } else { index })
+}
+
+/// Converts the columns of a finished recording from their recording form (an input flag)
+/// to positions (inputs after the `aux` aux variables), invariant 2.
+pub(crate) fn to_positions(matrices: &mut [Matrix; 3], aux: usize) {
+    let input_offset = (aux as u32).wrapping_sub(INPUT_FLAG);
+    for matrix in matrices {
+        for column in &mut matrix.columns {
+            if *column & INPUT_FLAG != 0 {
+                *column = column.wrapping_add(input_offset);
+            }
+        }
+    }
 }
 
 /// Checks invariants 1 to 4 (the module's) for a recording of this shape; the message names
@@ -107,6 +116,12 @@ pub(crate) fn check_counts(
     rows: usize,
     nonzeros: usize,
 ) -> Result<(), String> {
+    if aux > INPUT_FLAG as usize || inputs > INPUT_FLAG as usize {
+        return Err(format!(
+            "{inputs} inputs and {aux} aux variables exceed the 2^31 variables of each kind a \
+             column can name"
+        ));
+    }
     if inputs == 0 || inputs > rows || aux > nonzeros {
         return Err(format!(
             "{inputs} inputs and {aux} aux variables cannot be the variables of {rows} rows \
@@ -141,17 +156,11 @@ fn check_matrix(
     if starts.windows(2).any(|w| w[0] > w[1]) {
         return Err(format!("matrix {side}: row offsets decrease"));
     }
-    for &column in &matrix.columns {
-        let (index, bound, kind) = if column & INPUT_FLAG == 0 {
-            (column as usize, aux, "aux")
-        } else {
-            ((column & !INPUT_FLAG) as usize, inputs, "input")
-        };
-        if index >= bound {
-            return Err(format!(
-                "matrix {side}: {kind} column {index} out of range (< {bound})"
-            ));
-        }
+    let variables = aux + inputs;
+    if let Some(column) = matrix.columns.iter().find(|&&c| c as usize >= variables) {
+        return Err(format!(
+            "matrix {side}: column {column} out of range (< {variables} variables)"
+        ));
     }
     if let Some(id) = matrix
         .coeff_ids

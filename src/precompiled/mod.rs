@@ -39,7 +39,7 @@ pub use self::record::{Companion, Recorder, StructureOnly};
 pub use self::witness::Witness;
 
 use self::kernel::{CoefficientTable, ValueKinds};
-use self::matrix::{validate, INPUT_FLAG};
+use self::matrix::validate;
 use crate::assignment::ProvingAssignment;
 use crate::error::Error;
 use crate::protocol::lay_out_for_proving;
@@ -56,17 +56,20 @@ pub struct Recording<Scalar: PrimeField> {
     densities: [DensityTracker; 3],
 }
 
-/// Marks every variable with a term in `matrix`: inputs in `inputs` (when given), aux in `aux`.
+/// Marks every variable with a term in `matrix`: aux variables (positions below
+/// `aux_count`) in `aux`, inputs in `inputs` when given.
 fn mark_density(
     matrix: &Matrix,
+    aux_count: usize,
     mut inputs: Option<&mut DensityTracker>,
     aux: &mut DensityTracker,
 ) {
-    for &column in &matrix.columns {
-        if column & INPUT_FLAG == 0 {
-            aux.inc(column as usize);
+    for &position in &matrix.columns {
+        let position = position as usize;
+        if position < aux_count {
+            aux.inc(position);
         } else if let Some(inputs) = inputs.as_deref_mut() {
-            inputs.inc((column & !INPUT_FLAG) as usize);
+            inputs.inc(position - aux_count);
         }
     }
 }
@@ -89,8 +92,8 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let mut a_aux = empty_density(aux)?;
         let mut b_input = empty_density(inputs)?;
         let mut b_aux = empty_density(aux)?;
-        mark_density(&matrices[0], None, &mut a_aux);
-        mark_density(&matrices[1], Some(&mut b_input), &mut b_aux);
+        mark_density(&matrices[0], aux, None, &mut a_aux);
+        mark_density(&matrices[1], aux, Some(&mut b_input), &mut b_aux);
         Ok(Recording {
             inputs,
             aux,
@@ -303,7 +306,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let failed = kernel::evaluate_rows(
             &self.matrices,
             &self.coefficients,
-            &witness,
+            [&witness.inputs, &witness.aux],
             kinds,
             [&mut target.a, &mut target.b, &mut target.c],
         );

@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use ff::PrimeField;
 
-use super::matrix::{column, Matrix, INPUT_FLAG};
+use super::matrix::{column, to_positions, Matrix, INPUT_FLAG};
 use super::witness::Witness;
 use crate::assignment::ProvingAssignment;
 use crate::error::{Error, Limit, Side, Unallocated, VariableKind};
@@ -235,16 +235,21 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
         }
     }
 
-    /// The recording (or the first fault of the circuit), and the companion.
+    /// The recording (or the first fault of the circuit), its columns converted to
+    /// positions, and the companion.
     pub(crate) fn finish(self) -> (Result<Recorded<Scalar>, Error>, V) {
         let recorded = match self.fault {
             Some(fault) => Err(fault.into()),
-            None => Ok(Recorded {
-                inputs: self.inputs,
-                aux: self.aux,
-                matrices: self.matrices,
-                dictionary: self.dictionary.values,
-            }),
+            None => {
+                let mut matrices = self.matrices;
+                to_positions(&mut matrices, self.aux);
+                Ok(Recorded {
+                    inputs: self.inputs,
+                    aux: self.aux,
+                    matrices,
+                    dictionary: self.dictionary.values,
+                })
+            }
         };
         (recorded, self.companion)
     }
