@@ -467,7 +467,14 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
             // `kind` is 0 or 1: add the coefficient or nothing, without a branch.
             integer += coeff & -i64::from(kind);
         }
-        *out = self.field.small_element(integer);
+        match self
+            .field
+            .small_sums
+            .get(integer.wrapping_add(SMALL_SUMS) as usize)
+        {
+            Some(element) => *out = *element,
+            None => *out = from_i128(i128::from(integer)),
+        }
         Some(integer)
     }
 }

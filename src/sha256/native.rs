@@ -512,12 +512,7 @@ where
     ];
 
     let bulk = tape.len;
-    let values = cs.allocate_empty_aux(bulk);
-    for (index, value) in values.iter_mut().enumerate() {
-        if (tape.bits[index / 64] >> (index % 64)) & 1 == 1 {
-            *value = Scalar::ONE;
-        }
-    }
+    write_bits(cs, &tape.bits, bulk);
     let mut outputs = Vec::with_capacity(8);
     for operands in finals {
         outputs.push(final_sum(cs, &mut tape, &operands)?);
@@ -529,6 +524,25 @@ where
         cs.enforce(|| "", |lc| lc, |lc| lc, |lc| lc);
     }
     Ok(Some(outputs))
+}
+
+/// Appends the first `len` bits of `bits` to `cs`'s aux values as field elements, through
+/// a small buffer: each value is written once (a bulk `allocate_empty_aux` would zero them
+/// all first).
+fn write_bits<Scalar, CS>(cs: &mut CS, bits: &[u64], len: usize)
+where
+    Scalar: PrimeField,
+    CS: ConstraintSystem<Scalar>,
+{
+    let elements = [Scalar::ZERO, Scalar::ONE];
+    let mut buffer = [Scalar::ZERO; 64];
+    for (word, &bits) in bits.iter().enumerate() {
+        let count = (len - 64 * word).min(64);
+        for (i, slot) in buffer[..count].iter_mut().enumerate() {
+            *slot = elements[((bits >> i) & 1) as usize];
+        }
+        cs.extend_aux(&buffer[..count]);
+    }
 }
 
 /// A final addition: constants fold; else its result bits are allocated as `addmany` does,
