@@ -16,13 +16,14 @@ use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
 use synthpool::pool::PoolStats;
+use synthpool::precompiled::cache::Key;
 use synthpool::precompiled::{ProvingBuffers, Recording};
 use synthpool::{Shape, SynthesisOptions};
 use synthpool_bench::alloc;
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::counters;
 use synthpool_bench::report::{Report, Row};
-use synthpool_bench::variants::{PrecompiledMode, Variant, Workload, VARIANTS};
+use synthpool_bench::variants::{on_one_thread, Path, Variant, Workload, VARIANTS};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -63,46 +64,29 @@ fn variants() -> Vec<Variant> {
     }
 }
 
-/// A workload recorded with one gadget set, for the pre-compiled variants.
-struct Recorded {
-    gadgets: GadgetSet,
+/// What the pre-compiled and drop-in variants of one workload share: the recording (of
+/// the circuit built with our gadgets), one set of buffers per rayon thread, carried
+/// between runs, and the drop-in's cache key.
+struct Precompiled {
     recording: Recording<Fr>,
     record_ms: f64,
-    /// Buffers carried between the runs of the recycling variants.
-    buffers: RefCell<ProvingBuffers<Fr>>,
+    buffers: RefCell<Vec<ProvingBuffers<Fr>>>,
+    key: Key,
 }
 
-/// The recordings of one workload, one per gadget set the variants use.
-struct Recordings(Vec<Recorded>);
-
-impl Recordings {
-    fn new(workload: &Workload, variants: &[Variant]) -> Self {
-        let mut recorded: Vec<Recorded> = Vec::new();
-        for variant in variants
-            .iter()
-            .filter(|v| v.precompiled != PrecompiledMode::Off)
-        {
-            if recorded.iter().all(|r| r.gadgets != variant.gadgets) {
-                let start = Instant::now();
-                let recording = Recording::record(workload.circuit(variant.gadgets))
-                    .expect("the bench circuits record");
-                recorded.push(Recorded {
-                    gadgets: variant.gadgets,
-                    recording,
-                    record_ms: start.elapsed().as_secs_f64() * 1e3,
-                    buffers: RefCell::default(),
-                });
-            }
+impl Precompiled {
+    fn new(workload: &Workload, index: usize) -> Self {
+        let start = Instant::now();
+        let recording = Recording::record(workload.circuit(GadgetSet::Synthpool))
+            .expect("the bench circuits record");
+        let record_ms = start.elapsed().as_secs_f64() * 1e3;
+        let threads = rayon::current_num_threads();
+        Precompiled {
+            recording,
+            record_ms,
+            buffers: RefCell::new((0..threads).map(|_| ProvingBuffers::default()).collect()),
+            key: [index as u8; 32],
         }
-        Recordings(recorded)
-    }
-
-    /// The recording a pre-compiled `variant` uses; `None` for direct synthesis.
-    fn for_variant(&self, variant: &Variant) -> Option<&Recorded> {
-        if variant.precompiled == PrecompiledMode::Off {
-            return None;
-        }
-        self.0.iter().find(|r| r.gadgets == variant.gadgets)
     }
 }
 
@@ -111,25 +95,25 @@ fn run(
     workload: &Workload,
     variant: &Variant,
     shape: Shape,
-    recordings: &Recordings,
+    precompiled: &Precompiled,
 ) -> Option<PoolStats> {
-    match recordings.for_variant(variant) {
-        Some(recorded) => {
-            workload
-                .synthesize_precompiled(
-                    &recorded.recording,
-                    variant.gadgets,
-                    variant.precompiled,
-                    &mut recorded.buffers.borrow_mut(),
-                )
-                .expect("the bench circuits are satisfiable");
-            None
-        }
-        None => {
+    match variant.path {
+        Path::Direct => {
             workload
                 .synthesize::<Fr>(variant.gadgets, &variant.options(shape))
                 .expect("the bench circuits are satisfiable")
                 .1
+        }
+        path => {
+            workload
+                .synthesize_precompiled(
+                    &precompiled.recording,
+                    path,
+                    &mut precompiled.buffers.borrow_mut(),
+                    &precompiled.key,
+                )
+                .expect("the bench circuits are satisfiable");
+            None
         }
     }
 }
@@ -139,38 +123,43 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-/// Witness and evaluation time per constraint, measured apart, for a pre-compiled variant.
-fn precompiled_split(workload: &Workload, variant: &Variant, recorded: &Recorded) -> (f64, f64) {
-    let recording = &recorded.recording;
+/// Witness and evaluation time per constraint, measured apart, for one circuit of a
+/// recorded variant (on one thread for the one-thread path, the evaluation on all threads
+/// for the proving loop).
+fn precompiled_split(
+    workload: &Workload,
+    variant: &Variant,
+    precompiled: &Precompiled,
+) -> (f64, f64) {
+    let recording = &precompiled.recording;
     let n = recording.shape().constraints as f64;
-    let recycling = variant.precompiled.recycles();
-    let mut guard = recorded.buffers.borrow_mut();
-    // A plain `&mut` (not the RefCell guard) can move into the one-thread pool.
-    let buffers: &mut ProvingBuffers<Fr> = &mut guard;
-    let circuit = workload.circuit(variant.gadgets);
-    let start = Instant::now();
-    let witness = if recycling {
-        buffers.witness(recording, circuit)
-    } else {
-        recording.witness(circuit)
-    }
-    .expect("the bench circuits are satisfiable");
-    let witness_ns = start.elapsed().as_nanos() as f64 / n;
-    let evaluate = || {
-        if recycling {
-            buffers.evaluate(recording, witness).map(drop)
-        } else {
-            recording.evaluate(witness).map(drop)
-        }
-        .expect("shapes match")
+    let (recycled, native) = match variant.path {
+        Path::OneThread { recycled, native } => (recycled, native),
+        Path::PerThread { recycled } => (recycled, true),
+        Path::Direct | Path::DropIn { .. } => unreachable!("only recorded paths are split"),
     };
-    let start = Instant::now();
-    variant.precompiled.on_threads(evaluate);
-    (witness_ns, start.elapsed().as_nanos() as f64 / n)
+    let mut guard = precompiled.buffers.borrow_mut();
+    // A plain `&mut` (not the RefCell guard) can move into the one-thread pool.
+    let buffers: &mut ProvingBuffers<Fr> = &mut guard[0];
+    let split = |buffers: &mut ProvingBuffers<Fr>| {
+        let start = Instant::now();
+        let witness = workload
+            .witness(recording, buffers, recycled, native)
+            .expect("the bench circuits are satisfiable");
+        let witness_ns = start.elapsed().as_nanos() as f64 / n;
+        let start = Instant::now();
+        Workload::evaluate(recording, buffers, witness, recycled).expect("shapes match");
+        (witness_ns, start.elapsed().as_nanos() as f64 / n)
+    };
+    match variant.path {
+        Path::OneThread { .. } => on_one_thread(|| split(buffers)),
+        _ => split(buffers),
+    }
 }
 
 fn measure(
     workload: &Workload,
+    index: usize,
     variants: &[Variant],
     reps: usize,
     counters: &mut counters::Counters,
@@ -179,22 +168,23 @@ fn measure(
         .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
         .expect("the bench circuits are satisfiable")
         .0;
-    let n = shape.constraints as f64;
-    let recordings = Recordings::new(workload, variants);
+    let precompiled = Precompiled::new(workload, index);
     // Round-robin repetitions, so drift on a noisy machine hits every variant alike.
     let mut times = vec![Vec::new(); variants.len()];
     for _ in 0..reps {
         for (variant, times) in variants.iter().zip(&mut times) {
+            let n = (shape.constraints * variant.batch()) as f64;
             let start = Instant::now();
-            run(workload, variant, shape, &recordings);
+            run(workload, variant, shape, &precompiled);
             times.push(start.elapsed().as_nanos() as f64 / n);
         }
     }
     let mut rows: Vec<Row> = Vec::new();
     for (variant, times) in variants.iter().zip(times) {
         let (before_calls, before_bytes) = alloc::totals();
+        let n = (shape.constraints * variant.batch()) as f64;
         let (pool_stats, readings) =
-            counters.measure(|| run(workload, variant, shape, &recordings));
+            counters.measure(|| run(workload, variant, shape, &precompiled));
         let (after_calls, after_bytes) = alloc::totals();
         let get = |name: &str| {
             readings
@@ -204,7 +194,7 @@ fn measure(
         };
         let ratio =
             |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| x / y);
-        let recorded = recordings.for_variant(variant);
+        let recorded = variant.path.records().then_some(&precompiled);
         let split = recorded.map(|r| precompiled_split(workload, variant, r));
         rows.push(Row {
             circuit: workload.label(),
@@ -272,7 +262,8 @@ fn main() {
 
     let rows: Vec<Row> = workloads
         .iter()
-        .flat_map(|w| measure(w, &variants, reps, &mut counters))
+        .enumerate()
+        .flat_map(|(index, w)| measure(w, index, &variants, reps, &mut counters))
         .collect();
     let report = Report {
         schema: synthpool_bench::report::SCHEMA,
@@ -295,16 +286,16 @@ fn main() {
         .sample_size(10)
         .warm_up_time(std::time::Duration::from_millis(500))
         .configure_from_args();
-    for workload in &workloads {
+    for (index, workload) in workloads.iter().enumerate() {
         let shape = workload
             .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
             .expect("the bench circuits are satisfiable")
             .0;
-        let recordings = Recordings::new(workload, &variants);
+        let precompiled = Precompiled::new(workload, index);
         let mut group = criterion.benchmark_group(workload.label());
         for variant in &variants {
             group.bench_function(BenchmarkId::from_parameter(variant.name), |b| {
-                b.iter(|| run(workload, variant, shape, &recordings))
+                b.iter(|| run(workload, variant, shape, &precompiled))
             });
         }
         group.finish();

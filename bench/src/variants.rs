@@ -1,8 +1,14 @@
 //! Named synthesis settings and workloads, shared by the benchmark and the runner that
 //! `scripts/perf-stat.sh` profiles, so both measure exactly the same things.
 
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
+use ff::{PrimeField, PrimeFieldBits};
+use rayon::prelude::*;
 use synthpool::pool::PoolStats;
-use synthpool::precompiled::{ProvingBuffers, Recording};
+use synthpool::precompiled::cache::{self, Key};
+use synthpool::precompiled::{ProvingBuffers, Recording, Witness};
 use synthpool::{Error, EvalKernel, ProvingAssignment, Shape, SynthesisOptions};
 
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
@@ -22,49 +28,39 @@ pub struct Variant {
     pub presize: bool,
     /// The SHA-256 gadgets the circuit is built with.
     pub gadgets: GadgetSet,
-    /// Synthesize through a recording (record once; then witness + evaluate), and how.
-    pub precompiled: PrecompiledMode,
+    /// How the circuit is synthesized.
+    pub path: Path,
 }
 
-/// Whether and how a variant uses pre-compiled evaluation.
+/// How a variant synthesizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PrecompiledMode {
+pub enum Path {
     /// Direct synthesis into a `ProvingAssignment`.
-    Off,
-    /// Witness generation, then evaluation on the whole rayon pool.
-    AllThreads,
-    /// Witness generation, then evaluation on one thread.
-    OneThread,
-    /// As `AllThreads`, into buffers recycled from the previous proof.
-    AllThreadsRecycled,
-    /// As `OneThread`, into buffers recycled from the previous proof.
-    OneThreadRecycled,
+    Direct,
+    /// One circuit through a recording (witness, then evaluation), on a one-thread pool.
+    OneThread {
+        /// Whether the buffers of the previous proof are reused.
+        recycled: bool,
+        /// Whether the witness takes the native SHA-256 path.
+        native: bool,
+    },
+    /// A proving loop: one circuit per rayon thread, in parallel, each through the
+    /// recording into its own buffers.
+    PerThread {
+        /// Whether the buffers of the previous proof are reused.
+        recycled: bool,
+    },
+    /// The drop-in batch prover's synthesis phase (the recording cache) on two circuits.
+    DropIn {
+        /// Whether the recording is cached already (else every run records anew).
+        warm: bool,
+    },
 }
 
-impl PrecompiledMode {
-    /// Whether proofs reuse the previous proof's buffers.
-    pub fn recycles(self) -> bool {
-        matches!(
-            self,
-            PrecompiledMode::OneThreadRecycled | PrecompiledMode::AllThreadsRecycled
-        )
-    }
-
-    /// Runs `work` on a one-thread rayon pool for the one-thread modes, else on the current
-    /// pool.
-    pub fn on_threads<R: Send>(self, work: impl FnOnce() -> R + Send) -> R {
-        match self {
-            PrecompiledMode::OneThread | PrecompiledMode::OneThreadRecycled => {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(1)
-                    .build()
-                    .expect("a one-thread rayon pool")
-                    .install(work)
-            }
-            PrecompiledMode::Off
-            | PrecompiledMode::AllThreads
-            | PrecompiledMode::AllThreadsRecycled => work(),
-        }
+impl Path {
+    /// Whether the variant needs a recording made up front.
+    pub fn records(self) -> bool {
+        matches!(self, Path::OneThread { .. } | Path::PerThread { .. })
     }
 }
 
@@ -76,6 +72,15 @@ impl Variant {
             kernel: self.kernel,
             shape: self.presize.then_some(shape),
             ..SynthesisOptions::default()
+        }
+    }
+
+    /// Circuits one run synthesizes (so figures are per constraint synthesized).
+    pub fn batch(&self) -> usize {
+        match self.path {
+            Path::Direct | Path::OneThread { .. } => 1,
+            Path::PerThread { .. } => rayon::current_num_threads(),
+            Path::DropIn { .. } => 2,
         }
     }
 
@@ -92,117 +97,228 @@ impl Variant {
     }
 }
 
+/// A variant of direct synthesis.
+const fn direct(
+    name: &'static str,
+    about: &'static str,
+    pool: bool,
+    kernel: EvalKernel,
+    presize: bool,
+    gadgets: GadgetSet,
+) -> Variant {
+    Variant {
+        name,
+        about,
+        pool,
+        kernel,
+        presize,
+        gadgets,
+        path: Path::Direct,
+    }
+}
+
+/// A variant of pre-compiled synthesis (our gadgets; the kernel and pool do not apply).
+const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Variant {
+    Variant {
+        name,
+        about,
+        pool: false,
+        kernel: EvalKernel::Portable,
+        presize: false,
+        gadgets: GadgetSet::Synthpool,
+        path,
+    }
+}
+
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 12] = [
-    Variant {
-        name: "baseline",
-        about: "bellperson gadgets, fresh LCs per enforce, portable kernel, growing vectors",
-        pool: false,
-        kernel: EvalKernel::Portable,
-        presize: false,
-        gadgets: GadgetSet::Bellperson,
-        precompiled: PrecompiledMode::Off,
-    },
-    Variant {
-        name: "pool",
-        about: "+ LC buffers from the owner-local VecPool",
-        pool: true,
-        kernel: EvalKernel::Portable,
-        presize: false,
-        gadgets: GadgetSet::Bellperson,
-        precompiled: PrecompiledMode::Off,
-    },
-    Variant {
-        name: "gadgets",
-        about: "+ allocation-free SHA-256 gadgets (synthpool::sha256)",
-        pool: false,
-        kernel: EvalKernel::Portable,
-        presize: false,
-        gadgets: GadgetSet::Synthpool,
-        precompiled: PrecompiledMode::Off,
-    },
-    Variant {
-        name: "prefetch",
-        about: "+ prefetching evaluation kernel",
-        pool: false,
-        kernel: EvalKernel::Prefetch,
-        presize: false,
-        gadgets: GadgetSet::Bellperson,
-        precompiled: PrecompiledMode::Off,
-    },
-    Variant {
-        name: "bitvalues",
-        about: "+ evaluation kernel with the 0/1 witness-value fast path",
-        pool: false,
-        kernel: EvalKernel::BitValues,
-        presize: false,
-        gadgets: GadgetSet::Bellperson,
-        precompiled: PrecompiledMode::Off,
-    },
-    Variant {
-        name: "presize",
-        about: "+ vectors pre-sized from an earlier synthesis of the shape",
-        pool: false,
-        kernel: EvalKernel::Portable,
-        presize: true,
-        gadgets: GadgetSet::Bellperson,
-        precompiled: PrecompiledMode::Off,
-    },
-    Variant {
-        name: "gadgets+pool",
-        about: "allocation-free gadgets + pool",
-        pool: true,
-        kernel: EvalKernel::Portable,
-        presize: false,
-        gadgets: GadgetSet::Synthpool,
-        precompiled: PrecompiledMode::Off,
-    },
-    Variant {
-        name: "all",
-        about: "gadgets + pool + presize + bit-value kernel with prefetch",
-        pool: true,
-        kernel: EvalKernel::BitValuesPrefetch,
-        presize: true,
-        gadgets: GadgetSet::Synthpool,
-        precompiled: PrecompiledMode::Off,
-    },
-    Variant {
-        name: "pce-1t",
-        about: "pre-compiled: witness (our gadgets) + CSR evaluation on one thread",
-        pool: false,
-        kernel: EvalKernel::Portable,
-        presize: false,
-        gadgets: GadgetSet::Synthpool,
-        precompiled: PrecompiledMode::OneThread,
-    },
-    Variant {
-        name: "pce",
-        about: "pre-compiled: witness (our gadgets) + CSR evaluation on all threads",
-        pool: false,
-        kernel: EvalKernel::Portable,
-        presize: false,
-        gadgets: GadgetSet::Synthpool,
-        precompiled: PrecompiledMode::AllThreads,
-    },
-    Variant {
-        name: "pce-reuse-1t",
-        about: "pre-compiled, one thread, buffers recycled from the previous proof",
-        pool: false,
-        kernel: EvalKernel::Portable,
-        presize: false,
-        gadgets: GadgetSet::Synthpool,
-        precompiled: PrecompiledMode::OneThreadRecycled,
-    },
-    Variant {
-        name: "pce-reuse",
-        about: "pre-compiled, all threads, buffers recycled from the previous proof",
-        pool: false,
-        kernel: EvalKernel::Portable,
-        presize: false,
-        gadgets: GadgetSet::Synthpool,
-        precompiled: PrecompiledMode::AllThreadsRecycled,
-    },
+pub const VARIANTS: [Variant; 16] = [
+    direct(
+        "baseline",
+        "bellperson gadgets, fresh LCs per enforce, portable kernel, growing vectors",
+        false,
+        EvalKernel::Portable,
+        false,
+        GadgetSet::Bellperson,
+    ),
+    direct(
+        "pool",
+        "+ LC buffers from the owner-local VecPool",
+        true,
+        EvalKernel::Portable,
+        false,
+        GadgetSet::Bellperson,
+    ),
+    direct(
+        "gadgets",
+        "+ allocation-free SHA-256 gadgets (synthpool::sha256)",
+        false,
+        EvalKernel::Portable,
+        false,
+        GadgetSet::Synthpool,
+    ),
+    direct(
+        "prefetch",
+        "+ prefetching evaluation kernel",
+        false,
+        EvalKernel::Prefetch,
+        false,
+        GadgetSet::Bellperson,
+    ),
+    direct(
+        "bitvalues",
+        "+ evaluation kernel with the 0/1 witness-value fast path",
+        false,
+        EvalKernel::BitValues,
+        false,
+        GadgetSet::Bellperson,
+    ),
+    direct(
+        "presize",
+        "+ vectors pre-sized from an earlier synthesis of the shape",
+        false,
+        EvalKernel::Portable,
+        true,
+        GadgetSet::Bellperson,
+    ),
+    direct(
+        "gadgets+pool",
+        "allocation-free gadgets + pool",
+        true,
+        EvalKernel::Portable,
+        false,
+        GadgetSet::Synthpool,
+    ),
+    direct(
+        "default",
+        "synthesize()'s defaults: gadgets + pool + bit-value kernel",
+        true,
+        EvalKernel::BitValues,
+        false,
+        GadgetSet::Synthpool,
+    ),
+    direct(
+        "all",
+        "gadgets + pool + presize + bit-value kernel with prefetch",
+        true,
+        EvalKernel::BitValuesPrefetch,
+        true,
+        GadgetSet::Synthpool,
+    ),
+    precompiled(
+        "pce-1t",
+        "pre-compiled: native witness + evaluation, one thread, fresh buffers",
+        Path::OneThread {
+            recycled: false,
+            native: true,
+        },
+    ),
+    precompiled(
+        "pce-reuse-1t",
+        "pre-compiled, one thread, buffers recycled from the previous proof",
+        Path::OneThread {
+            recycled: true,
+            native: true,
+        },
+    ),
+    precompiled(
+        "pce-gadget-witness-1t",
+        "as pce-reuse-1t, the witness through the gadgets' constraint path (no native SHA-256)",
+        Path::OneThread {
+            recycled: true,
+            native: false,
+        },
+    ),
+    precompiled(
+        "pce",
+        "pre-compiled proving loop: one circuit per thread in parallel, fresh buffers",
+        Path::PerThread { recycled: false },
+    ),
+    precompiled(
+        "pce-reuse",
+        "pre-compiled proving loop: one circuit per thread, buffers recycled",
+        Path::PerThread { recycled: true },
+    ),
+    precompiled(
+        "dropin-cold",
+        "drop-in batch prover's synthesis, two circuits, recording made in the run",
+        Path::DropIn { warm: false },
+    ),
+    precompiled(
+        "dropin-warm",
+        "drop-in batch prover's synthesis, two circuits, recording cached",
+        Path::DropIn { warm: true },
+    ),
 ];
+
+/// Runs `work` on a one-thread rayon pool.
+pub fn on_one_thread<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread rayon pool")
+        .install(work)
+}
+
+/// A witness generator that hides that it is one, so the gadgets take their
+/// constraint-building path (their native witness off) while no combination is built.
+struct ConstraintPath<'a, Scalar: PrimeField>(&'a mut Witness<Scalar>);
+
+impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ConstraintPath<'_, Scalar> {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.alloc(annotation, f)
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.alloc_input(annotation, f)
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, annotation: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        self.0.enforce(annotation, a, b, c)
+    }
+
+    fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, _: N) {}
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self {
+        self
+    }
+}
+
+/// The witness of `circuit` through the gadgets' constraint path, into `witness`, laid out
+/// as the prover does (the constant one, the circuit, one constraint per input).
+fn constraint_path_witness<Scalar: PrimeField, C: Circuit<Scalar>>(
+    circuit: C,
+    witness: &mut Witness<Scalar>,
+) -> Result<(), SynthesisError> {
+    let mut cs = ConstraintPath(witness);
+    cs.alloc_input(|| "", || Ok(Scalar::ONE))?;
+    circuit.synthesize(&mut cs)?;
+    for i in 0..cs.0.inputs().len() {
+        let input = Variable::new_unchecked(Index::Input(i));
+        cs.enforce(|| "", |lc| lc + input, |lc| lc, |lc| lc);
+    }
+    Ok(())
+}
 
 /// A PoRep-shaped circuit and its size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,7 +379,7 @@ impl Workload {
         options: &SynthesisOptions,
     ) -> Result<(Shape, Option<PoolStats>), Error>
     where
-        Scalar: ff::PrimeField + ff::PrimeFieldBits,
+        Scalar: PrimeField + PrimeFieldBits,
     {
         let mut assignment = ProvingAssignment::<Scalar>::with_options(options)?;
         assignment.synthesize(self.circuit(gadgets))?;
@@ -272,26 +388,83 @@ impl Workload {
         Ok((vectors.shape(), stats))
     }
 
-    /// Witness generation and evaluation against `recording` as `mode` says (one thread or
-    /// the rayon pool; fresh or recycled `buffers`). The vectors are dropped, or left in
-    /// `buffers`.
+    /// The witness of one circuit against `recording`, into `buffers`' spare vectors when
+    /// `recycled`, through the native SHA-256 path when `native`.
+    pub fn witness<Scalar>(
+        &self,
+        recording: &Recording<Scalar>,
+        buffers: &mut ProvingBuffers<Scalar>,
+        recycled: bool,
+        native: bool,
+    ) -> Result<Witness<Scalar>, Error>
+    where
+        Scalar: PrimeField + PrimeFieldBits,
+    {
+        let circuit = self.circuit(GadgetSet::Synthpool);
+        match (recycled, native) {
+            (true, true) => buffers.witness(recording, circuit),
+            (false, true) => recording.witness(circuit),
+            (recycled, false) => {
+                let mut witness = if recycled {
+                    buffers.take_spare()
+                } else {
+                    Witness::default()
+                };
+                constraint_path_witness(circuit, &mut witness)?;
+                Ok(witness)
+            }
+        }
+    }
+
+    /// Evaluates `witness` against `recording`, into `buffers` when `recycled` (else into
+    /// fresh vectors, dropped).
+    pub fn evaluate<Scalar>(
+        recording: &Recording<Scalar>,
+        buffers: &mut ProvingBuffers<Scalar>,
+        witness: Witness<Scalar>,
+        recycled: bool,
+    ) -> Result<(), Error>
+    where
+        Scalar: PrimeField,
+    {
+        if recycled {
+            buffers.evaluate(recording, witness).map(drop)
+        } else {
+            recording.evaluate(witness).map(drop)
+        }
+    }
+
+    /// One run of a pre-compiled or drop-in `path`: `buffers` holds one set per rayon
+    /// thread (the first serves the one-thread paths); `key` files the drop-in's
+    /// recording.
     pub fn synthesize_precompiled<Scalar>(
         &self,
         recording: &Recording<Scalar>,
-        gadgets: GadgetSet,
-        mode: PrecompiledMode,
-        buffers: &mut ProvingBuffers<Scalar>,
+        path: Path,
+        buffers: &mut [ProvingBuffers<Scalar>],
+        key: &Key,
     ) -> Result<(), Error>
     where
-        Scalar: ff::PrimeField + ff::PrimeFieldBits,
+        Scalar: PrimeField + PrimeFieldBits,
     {
-        let circuit = self.circuit(gadgets);
-        mode.on_threads(|| {
-            if mode.recycles() {
-                buffers.synthesize(recording, circuit).map(drop)
-            } else {
-                recording.synthesize(circuit).map(drop)
+        match path {
+            Path::Direct => Ok(()),
+            Path::OneThread { recycled, native } => on_one_thread(|| {
+                let buffers = &mut buffers[0];
+                let witness = self.witness(recording, buffers, recycled, native)?;
+                Self::evaluate(recording, buffers, witness, recycled)
+            }),
+            Path::PerThread { recycled } => buffers.par_iter_mut().try_for_each(|buffers| {
+                let witness = self.witness(recording, buffers, recycled, true)?;
+                Self::evaluate(recording, buffers, witness, recycled)
+            }),
+            Path::DropIn { warm } => {
+                if !warm {
+                    cache::clear::<Scalar>();
+                }
+                let circuits = vec![self.circuit(GadgetSet::Synthpool); 2];
+                cache::synthesize_cached::<Scalar, _>(circuits, &|_| Some(*key)).map(drop)
             }
-        })
+        }
     }
 }

@@ -17,6 +17,7 @@
 use ff::PrimeField;
 use rayon::prelude::*;
 
+use super::fill::{fill_three, Emit};
 use super::matrix::Matrix;
 use crate::error::Error;
 use crate::vectors::reserve;
@@ -366,26 +367,23 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         acc
     }
 
-    /// Evaluates the rows from `first` on into `out` (A·w, B·w, C·w for each), with `sum`
-    /// summing one row's terms; returns the first row not satisfied. Works in blocks of
+    /// Evaluates rows `first..first + rows` (A·w, B·w, C·w for each), with `sum` summing one
+    /// row's terms, into `out`; returns the first row not satisfied. Works in blocks of
     /// rows, one matrix at a time, so each pass keeps its few values in registers.
     #[inline(always)]
-    fn constraints<S: RowSum<Scalar>>(
+    fn constraints<S: RowSum<Scalar>, O: BlockOutput<Scalar>>(
         &self,
         matrices: &[Matrix; 3],
         first: usize,
-        out: [&mut [Scalar]; 3],
+        rows: usize,
+        mut out: O,
         sum: S,
     ) -> Option<usize> {
-        let [a, b, c] = out;
         let mut integers = [[NOT_INTEGER; BLOCK]; 3];
         let mut failed = None;
-        let blocks = a
-            .chunks_mut(BLOCK)
-            .zip(b.chunks_mut(BLOCK))
-            .zip(c.chunks_mut(BLOCK));
-        for (block, ((a, b), c)) in blocks.enumerate() {
-            let start = first + block * BLOCK;
+        for offset in (0..rows).step_by(BLOCK) {
+            let (start, count) = (first + offset, BLOCK.min(rows - offset));
+            let [a, b, c] = out.block(offset, count);
             let [ia, ib, ic] = &mut integers;
             pass(&matrices[0], start, a, ia, &sum);
             pass(&matrices[1], start, b, ib, &sum);
@@ -398,16 +396,18 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
                     .position(|(((a, b), c), ((&x, &y), &z))| !satisfied((x, y, z), [a, b, c]))
                     .map(|row| start + row);
             }
+            out.commit(count);
         }
         failed
     }
 
     /// [`Self::constraints`] with the fastest row sum this field allows.
-    fn evaluate(
+    fn evaluate<O: BlockOutput<Scalar>>(
         &self,
         matrices: &[Matrix; 3],
         first: usize,
-        out: [&mut [Scalar]; 3],
+        rows: usize,
+        out: O,
     ) -> Option<usize> {
         match &self.table.integers {
             Some(field) => {
@@ -418,10 +418,53 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
                     rows: self,
                     field,
                 };
-                self.constraints(matrices, first, out, sum)
+                self.constraints(matrices, first, rows, out, sum)
             }
-            None => self.constraints(matrices, first, out, FieldSum { rows: self }),
+            None => self.constraints(matrices, first, rows, out, FieldSum { rows: self }),
         }
+    }
+}
+
+/// Where a chunk's rows are written, a block at a time.
+trait BlockOutput<Scalar> {
+    /// Where rows `offset..offset + count` of the chunk go, for A, B and C.
+    fn block(&mut self, offset: usize, count: usize) -> [&mut [Scalar]; 3];
+    /// The block just written is final.
+    fn commit(&mut self, count: usize);
+}
+
+/// Rows written in place, over the previous proof's values.
+struct InPlace<'a, Scalar>([&'a mut [Scalar]; 3]);
+
+impl<Scalar> BlockOutput<Scalar> for InPlace<'_, Scalar> {
+    #[inline(always)]
+    fn block(&mut self, offset: usize, count: usize) -> [&mut [Scalar]; 3] {
+        let [a, b, c] = &mut self.0;
+        let range = offset..offset + count;
+        [&mut a[range.clone()], &mut b[range.clone()], &mut c[range]]
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, _: usize) {}
+}
+
+/// Rows of fresh vectors: a block is evaluated here, then written out once.
+struct Fresh<'a, 'b, Scalar> {
+    emit: &'a mut Emit<'b, Scalar>,
+    values: [[Scalar; BLOCK]; 3],
+}
+
+impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
+    #[inline(always)]
+    fn block(&mut self, _: usize, count: usize) -> [&mut [Scalar]; 3] {
+        let [a, b, c] = &mut self.values;
+        [&mut a[..count], &mut b[..count], &mut c[..count]]
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, count: usize) {
+        let [a, b, c] = &self.values;
+        self.emit.emit([&a[..count], &b[..count], &c[..count]]);
     }
 }
 
@@ -563,8 +606,10 @@ fn field_satisfied<Scalar: PrimeField>(a: &Scalar, b: &Scalar, c: &Scalar) -> bo
     }
 }
 
-/// Fills `a`, `b`, `c` (each of the matrices' row count) on the rayon pool; returns the
-/// first row that is not satisfied, if any.
+/// Sets `a`, `b`, `c` to the matrices' rows on the rayon pool; returns the first row that
+/// is not satisfied, if any. Vectors of the right length (the previous proof's) are
+/// overwritten in place; others are refilled from empty, each value written once (no
+/// zero-filling first), and must already hold the rows' capacity.
 pub(crate) fn evaluate_rows<Scalar: PrimeField>(
     matrices: &[Matrix; 3],
     table: &CoefficientTable<Scalar>,
@@ -578,16 +623,37 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
         kinds,
         table,
     };
-    a.par_chunks_mut(ROWS_PER_TASK)
-        .zip(b.par_chunks_mut(ROWS_PER_TASK))
-        .zip(c.par_chunks_mut(ROWS_PER_TASK))
-        .enumerate()
-        .filter_map(|(task, ((a, b), c))| rows.evaluate(matrices, task * ROWS_PER_TASK, [a, b, c]))
-        .min()
+    let count = matrices[0].rows();
+    if [a.len(), b.len(), c.len()] == [count; 3] {
+        return a
+            .par_chunks_mut(ROWS_PER_TASK)
+            .zip(b.par_chunks_mut(ROWS_PER_TASK))
+            .zip(c.par_chunks_mut(ROWS_PER_TASK))
+            .enumerate()
+            .filter_map(|(task, ((a, b), c))| {
+                let first = task * ROWS_PER_TASK;
+                rows.evaluate(matrices, first, a.len(), InPlace([a, b, c]))
+            })
+            .min();
+    }
+    let results = fill_three(
+        [a, b, c],
+        count,
+        ROWS_PER_TASK,
+        |first, chunk_rows, emit| {
+            let out = Fresh {
+                emit,
+                values: [[Scalar::ZERO; BLOCK]; 3],
+            };
+            rows.evaluate(matrices, first, chunk_rows, out)
+        },
+    )
+    .expect("evaluation writes every row of its chunk");
+    results.into_iter().flatten().min()
 }
 
 /// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
-/// b, c), evaluated on the rayon pool, a chunk of rows at a time.
+/// b, c), evaluated on the rayon pool a chunk at a time.
 pub(crate) fn first_difference<Scalar: PrimeField>(
     matrices: &[Matrix; 3],
     table: &CoefficientTable<Scalar>,
@@ -601,27 +667,23 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
         kinds,
         table,
     };
-    let [a, b, c] = expected;
-    a.par_chunks(ROWS_PER_TASK)
-        .zip(b.par_chunks(ROWS_PER_TASK))
-        .zip(c.par_chunks(ROWS_PER_TASK))
-        .enumerate()
-        .filter_map(|(task, ((a, b), c))| {
-            let mut out = [a.to_vec(), b.to_vec(), c.to_vec()];
-            let [x, y, z] = &mut out;
-            rows.evaluate(matrices, task * ROWS_PER_TASK, [x, y, z]);
-            let differs = |(i, side): (usize, &Vec<Scalar>)| {
-                side.iter()
-                    .zip([a, b, c][i])
-                    .position(|(ours, theirs)| ours != theirs)
+    let chunks = expected[0].len().div_ceil(ROWS_PER_TASK);
+    (0..chunks).into_par_iter().find_map_first(|chunk| {
+        let first = chunk * ROWS_PER_TASK;
+        let count = ROWS_PER_TASK.min(expected[0].len() - first);
+        let mut ours: [Vec<Scalar>; 3] = Default::default();
+        let [a, b, c] = &mut ours;
+        fill_three([a, b, c], count, count, |_, _, emit| {
+            let out = Fresh {
+                emit,
+                values: [[Scalar::ZERO; BLOCK]; 3],
             };
-            out.iter()
-                .enumerate()
-                .filter_map(differs)
-                .min()
-                .map(|at| task * ROWS_PER_TASK + at)
-        })
-        .min()
+            rows.evaluate(matrices, first, count, out)
+        })?;
+        (0..count)
+            .find(|&row| (0..3).any(|side| ours[side][row] != expected[side][first + row]))
+            .map(|row| first + row)
+    })
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@
 
 pub mod cache;
 mod file;
+mod fill;
 mod kernel;
 mod matrix;
 mod record;
@@ -295,13 +296,13 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         self.check_structure(&witness)?;
         kinds.classify(&witness.inputs, &witness.aux)?;
         let rows = self.matrices[0].rows();
+        // Ask for the memory here, where running out is an error, not an abort; vectors of
+        // the right length are overwritten in place.
         for vector in [&mut target.a, &mut target.b, &mut target.c] {
-            reserve(
-                vector,
-                rows.saturating_sub(vector.len()),
-                "constraint values",
-            )?;
-            vector.resize(rows, Scalar::ZERO);
+            if vector.len() != rows {
+                vector.clear();
+                reserve(vector, rows, "constraint values")?;
+            }
         }
         let failed = kernel::evaluate_rows(
             &self.matrices,
@@ -357,7 +358,7 @@ impl<Scalar: PrimeField> ProvingBuffers<Scalar> {
         recording: &Recording<Scalar>,
         circuit: C,
     ) -> Result<Witness<Scalar>, Error> {
-        recording.witness_into(circuit, std::mem::take(&mut self.spare))
+        recording.witness_into(circuit, self.take_spare())
     }
 
     /// Evaluates `witness` into the recycled vectors and returns them, valid until the next
@@ -379,6 +380,14 @@ impl<Scalar: PrimeField> ProvingBuffers<Scalar> {
     ) -> Result<&ProverVectors<Scalar>, Error> {
         let witness = self.witness(recording, circuit)?;
         self.evaluate(recording, witness)
+    }
+
+    /// The spare witness vectors (emptied), for a witness generated some other way; hand
+    /// the witness to [`Self::evaluate`], which makes the replaced vectors the spare ones.
+    pub fn take_spare(&mut self) -> Witness<Scalar> {
+        let mut spare = std::mem::take(&mut self.spare);
+        spare.clear();
+        spare
     }
 
     /// Moves the last evaluation out (for a prover that consumes it); the next evaluation

@@ -34,7 +34,7 @@ impl<Scalar> Witness<Scalar> {
     }
 
     /// Empties the vectors, keeping their capacity for the next circuit.
-    pub(crate) fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.inputs.clear();
         self.aux.clear();
         self.constraints = 0;

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use synthpool::precompiled::{ProvingBuffers, Recording};
 use synthpool_bench::alloc;
-use synthpool_bench::variants::{PrecompiledMode, Variant, Workload};
+use synthpool_bench::variants::{Path, Variant, Workload};
 
 // The bench's counting allocator (jemalloc, or the system allocator with
 // `--features system-alloc`), so the runner reports allocations like the bench does.
@@ -75,8 +75,8 @@ fn main() -> ExitCode {
         }
     };
     let options = args.variant.options(shape);
-    let recording = match args.variant.precompiled {
-        PrecompiledMode::Off => None,
+    let recording = match args.variant.path {
+        Path::Direct => None,
         _ => match Recording::<Fr>::record(args.workload.circuit(args.variant.gadgets)) {
             Ok(recording) => Some(recording),
             Err(e) => {
@@ -85,15 +85,17 @@ fn main() -> ExitCode {
             }
         },
     };
-    let mut buffers = ProvingBuffers::default();
+    let mut buffers: Vec<ProvingBuffers<Fr>> = (0..rayon::current_num_threads())
+        .map(|_| ProvingBuffers::default())
+        .collect();
     let (calls_before, bytes_before) = alloc::totals();
     for _ in 0..args.reps {
         let result = match &recording {
             Some(recording) => args.workload.synthesize_precompiled(
                 recording,
-                args.variant.gadgets,
-                args.variant.precompiled,
+                args.variant.path,
                 &mut buffers,
+                &[0; 32],
             ),
             None => run(&options).map(drop),
         };
@@ -103,14 +105,16 @@ fn main() -> ExitCode {
         }
     }
     let (calls_after, bytes_after) = alloc::totals();
-    // Per constraint over the measured repetitions; the first, shape-finding run excluded.
-    let per_constraint = |x: u64| x as f64 / (shape.constraints * args.reps.max(1)) as f64;
+    // Per constraint synthesized over the measured repetitions; the first, shape-finding
+    // run excluded.
+    let synthesized = shape.constraints * args.variant.batch() * args.reps.max(1);
+    let per_constraint = |x: u64| x as f64 / synthesized as f64;
     println!(
         "circuit={} variant={} allocator={} constraints={} reps={} allocations_per_constraint={:.4} bytes_per_constraint={:.1}",
         args.workload.label().replace(' ', "_"),
         args.variant.name,
         alloc::NAME,
-        shape.constraints,
+        shape.constraints * args.variant.batch(),
         args.reps,
         per_constraint(calls_after - calls_before),
         per_constraint(bytes_after - bytes_before),

@@ -1,0 +1,124 @@
+//! Filling three vectors in parallel without zero-filling them first: every element of a
+//! fresh a, b, c is written exactly once, by evaluation, so writing zeros beforehand (what a
+//! safe `resize` does) is a whole extra pass over hundreds of megabytes per proof.
+//!
+//! Invariants this module relies on, and keeps:
+//! 1. Values reach the vectors' spare capacity only through [`Emit::emit`], which writes
+//!    them in order from the start of its chunk, each slot once, and counts them; nothing
+//!    else writes there.
+//! 2. A vector's length is set to `len` only when every chunk reported writing exactly its
+//!    own length, so every element below `len` was written (by 1).
+//! 3. The element type is `Copy`: nothing written needs dropping, and a vector left empty
+//!    after an incomplete fill only holds spare capacity.
+
+#![allow(unsafe_code)]
+
+use std::mem::MaybeUninit;
+
+use rayon::prelude::*;
+
+/// Where a chunk's producer writes: runs of values for the three vectors, in order.
+pub(crate) struct Emit<'a, T> {
+    slots: [&'a mut [MaybeUninit<T>]; 3],
+    written: [usize; 3],
+}
+
+impl<T: Copy> Emit<'_, T> {
+    /// Appends `values[i]` to vector `i`'s part of this chunk. Values past the chunk's end
+    /// are neither written nor counted: a producer that overruns is caught by the count.
+    #[inline]
+    pub(crate) fn emit(&mut self, values: [&[T]; 3]) {
+        for ((slots, written), values) in self.slots.iter_mut().zip(&mut self.written).zip(values) {
+            for (slot, value) in slots[*written..].iter_mut().zip(values) {
+                slot.write(*value);
+                *written += 1;
+            }
+        }
+    }
+}
+
+/// Empties `vectors` and fills each with `len` elements produced a chunk of `chunk` rows
+/// at a time on the rayon pool: `produce(first, rows, emit)` writes rows `first..first +
+/// rows` through `emit`. Returns every chunk's result, in order, with the vectors `len`
+/// long; or `None` with the vectors empty when a chunk wrote fewer than its rows. The
+/// vectors must already hold `len` of capacity (asked for where failure is an error).
+pub(crate) fn fill_three<T, R, F>(
+    vectors: [&mut Vec<T>; 3],
+    len: usize,
+    chunk: usize,
+    produce: F,
+) -> Option<Vec<R>>
+where
+    T: Copy + Send + Sync,
+    R: Send,
+    F: Fn(usize, usize, &mut Emit<'_, T>) -> R + Sync,
+{
+    let [a, b, c] = vectors;
+    for vector in [&mut *a, &mut *b, &mut *c] {
+        vector.clear();
+        vector.reserve(len);
+    }
+    let chunks = a.spare_capacity_mut()[..len]
+        .par_chunks_mut(chunk)
+        .zip(b.spare_capacity_mut()[..len].par_chunks_mut(chunk))
+        .zip(c.spare_capacity_mut()[..len].par_chunks_mut(chunk));
+    let results: Vec<Option<R>> = chunks
+        .enumerate()
+        .map(|(index, ((a, b), c))| {
+            let rows = a.len();
+            let mut emit = Emit {
+                slots: [a, b, c],
+                written: [0; 3],
+            };
+            let result = produce(index * chunk, rows, &mut emit);
+            (emit.written == [rows; 3]).then_some(result)
+        })
+        .collect();
+    let results: Option<Vec<R>> = results.into_iter().collect();
+    if results.is_some() {
+        for vector in [a, b, c] {
+            // SAFETY: every chunk wrote all of its slots (checked just above), in order
+            // and only through `Emit::extend` (invariants 1 and 2), so elements `0..len` are
+            // initialized; `len` is within the capacity reserved above.
+            unsafe { vector.set_len(len) };
+        }
+    }
+    results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn complete_chunks_fill_the_vectors_and_incomplete_ones_leave_them_empty() {
+        let (mut a, mut b, mut c) = (vec![9u64; 3], Vec::new(), Vec::new());
+        let results = fill_three([&mut a, &mut b, &mut c], 10, 4, |first, rows, emit| {
+            // Two runs per chunk, as a producer working in blocks would.
+            let values: Vec<u64> = (first..first + rows).map(|i| i as u64).collect();
+            let (head, tail) = values.split_at(rows / 2);
+            emit.emit([head, head, head]);
+            emit.emit([tail, tail, tail]);
+            first
+        });
+        assert_eq!(results, Some(vec![0, 4, 8]));
+        assert_eq!(a, (0..10).collect::<Vec<u64>>());
+        assert_eq!(b, a);
+        assert_eq!(c, a);
+
+        let short = fill_three([&mut a, &mut b, &mut c], 10, 4, |first, rows, emit| {
+            let values = vec![1u64; rows];
+            let fewer = &values[..rows - usize::from(first == 4)];
+            emit.emit([&values, &values, fewer]);
+        });
+        assert!(short.is_none());
+        assert!(a.is_empty() && b.is_empty() && c.is_empty());
+        // An overrun writes nothing past the chunk and counts what it wrote.
+        let over = fill_three([&mut a, &mut b, &mut c], 10, 4, |_, rows, emit| {
+            let values = vec![2u64; rows + 3];
+            emit.emit([&values, &values, &values]);
+        });
+        assert!(over.is_some());
+        assert_eq!(a, vec![2; 10]);
+    }
+}
