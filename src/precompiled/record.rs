@@ -41,6 +41,11 @@ impl Hasher for CoefficientHasher {
 pub(crate) struct Dictionary<Scalar> {
     values: Vec<Scalar>,
     ids: HashMap<Box<[u8]>, u16, BuildHasherDefault<CoefficientHasher>>,
+    /// The id last looked up: gadgets write runs of coefficients (a word's bits times
+    /// 2^k, 2^(k+1), ...) that get consecutive ids when first seen and come back in one
+    /// order or the other, so the same id or a neighbour usually answers the following
+    /// lookup without hashing.
+    last: usize,
 }
 
 impl<Scalar: PrimeField> Dictionary<Scalar> {
@@ -48,11 +53,13 @@ impl<Scalar: PrimeField> Dictionary<Scalar> {
         Dictionary {
             values: vec![Scalar::ONE, -Scalar::ONE],
             ids: HashMap::default(),
+            last: 0,
         }
     }
 
-    /// The id of `coeff`, adding it when new.
-    #[inline]
+    /// The id of `coeff`, adding it when new: one and minus one, and the neighbours of the
+    /// last id, are checked here, the rest hashed in [`Self::hashed_id`].
+    #[inline(always)]
     fn id(&mut self, coeff: &Scalar) -> Result<u16, Limit> {
         if *coeff == self.values[0] {
             return Ok(0);
@@ -60,13 +67,28 @@ impl<Scalar: PrimeField> Dictionary<Scalar> {
         if *coeff == self.values[1] {
             return Ok(1);
         }
-        let repr = coeff.to_repr();
-        if let Some(&id) = self.ids.get(repr.as_ref()) {
-            return Ok(id);
+        for id in [self.last, self.last + 1, self.last.wrapping_sub(1)] {
+            if self.values.get(id) == Some(coeff) {
+                self.last = id;
+                return Ok(id as u16);
+            }
         }
-        let id = u16::try_from(self.values.len()).map_err(|_| Limit::Coefficients)?;
-        self.values.push(*coeff);
-        self.ids.insert(repr.as_ref().into(), id);
+        self.hashed_id(coeff)
+    }
+
+    #[inline(never)]
+    fn hashed_id(&mut self, coeff: &Scalar) -> Result<u16, Limit> {
+        let repr = coeff.to_repr();
+        let id = match self.ids.get(repr.as_ref()) {
+            Some(&id) => id,
+            None => {
+                let id = u16::try_from(self.values.len()).map_err(|_| Limit::Coefficients)?;
+                self.values.push(*coeff);
+                self.ids.insert(repr.as_ref().into(), id);
+                id
+            }
+        };
+        self.last = usize::from(id);
         Ok(id)
     }
 }
@@ -261,42 +283,72 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
     /// Appends the nonzero terms of `lc` to the current row of `side`'s matrix.
     fn append(&mut self, side: Side, lc: &LinearCombination<Scalar>) -> Result<(), Fault> {
         let row = self.rows();
+        let (inputs, aux) = (self.inputs, self.aux);
         let matrix = &mut self.matrices[side as usize];
-        let halves = [
-            (lc.input_terms(), VariableKind::Input, self.inputs),
-            (lc.aux_terms(), VariableKind::Aux, self.aux),
-        ];
-        for (terms, kind, allocated) in halves {
-            for (index, coeff) in terms {
-                if is_dropped(coeff) {
-                    continue;
-                }
-                if *index >= allocated {
-                    return Err(Fault::Unallocated(Unallocated {
-                        constraint: row,
-                        side,
-                        kind,
-                        index: *index,
-                        allocated,
-                    }));
-                }
-                let is_input = kind == VariableKind::Input;
-                let column =
-                    column(is_input, *index as u64).ok_or(Fault::Limit(Limit::Column {
-                        kind,
-                        index: *index as u64,
-                    }))?;
-                matrix.columns.push(column);
-                matrix
-                    .coeff_ids
-                    .push(self.dictionary.id(coeff).map_err(Fault::Limit)?);
-            }
-        }
+        let dictionary = &mut self.dictionary;
+        let at = |kind| Position { row, side, kind };
+        append_terms(
+            matrix,
+            dictionary,
+            lc.input_terms(),
+            inputs,
+            at(VariableKind::Input),
+        )?;
+        append_terms(
+            matrix,
+            dictionary,
+            lc.aux_terms(),
+            aux,
+            at(VariableKind::Aux),
+        )?;
         let end = u32::try_from(matrix.columns.len())
             .map_err(|_| Fault::Limit(Limit::Nonzeros { side }))?;
         matrix.row_starts.push(end);
         Ok(())
     }
+}
+
+/// Where terms being appended come from, for the fault that names one.
+#[derive(Clone, Copy)]
+struct Position {
+    row: usize,
+    side: Side,
+    kind: VariableKind,
+}
+
+/// Appends the nonzero `terms` of one kind (`allocated` of them exist) to `matrix`.
+#[inline(always)]
+fn append_terms<Scalar: PrimeField>(
+    matrix: &mut Matrix,
+    dictionary: &mut Dictionary<Scalar>,
+    terms: &[(usize, Scalar)],
+    allocated: usize,
+    at: Position,
+) -> Result<(), Fault> {
+    let is_input = at.kind == VariableKind::Input;
+    for (index, coeff) in terms {
+        if is_dropped(coeff) {
+            continue;
+        }
+        if *index >= allocated {
+            return Err(Fault::Unallocated(Unallocated {
+                constraint: at.row,
+                side: at.side,
+                kind: at.kind,
+                index: *index,
+                allocated,
+            }));
+        }
+        let column = column(is_input, *index as u64).ok_or(Fault::Limit(Limit::Column {
+            kind: at.kind,
+            index: *index as u64,
+        }))?;
+        matrix.columns.push(column);
+        matrix
+            .coeff_ids
+            .push(dictionary.id(coeff).map_err(Fault::Limit)?);
+    }
+    Ok(())
 }
 
 impl<Scalar: PrimeField, V> CountsInputs for Recorder<Scalar, V> {
