@@ -25,131 +25,147 @@ fn bits_to_bytes(bits: &[Boolean]) -> Vec<u8> {
         .collect()
 }
 
-type Gadget<CS> = fn(&mut CS, &[Boolean]) -> Result<Vec<Boolean>, SynthesisError>;
+/// A message and how its bits enter the circuit.
+type Case = (Vec<u8>, Bits);
 
-/// Runs the same message through both gadgets in a recorder and in TestConstraintSystem and
-/// asserts identity; returns our digest bits' bytes (when known) and constraint count.
-fn compare(
-    bytes: &[u8],
-    how: Bits,
-    ours_fn: Gadget<ShapeRecorder>,
-    theirs_fn: Gadget<ShapeRecorder>,
-    ours_test: Gadget<TestConstraintSystem<Fr>>,
-    theirs_test: Gadget<TestConstraintSystem<Fr>>,
-) -> (Option<Vec<u8>>, usize, String) {
-    for known in [true, false] {
-        let mut mine = ShapeRecorder::new(known);
-        let mut theirs = ShapeRecorder::new(known);
-        let in_mine = message_bits(&mut mine, bytes, how, known).unwrap();
-        let in_theirs = message_bits(&mut theirs, bytes, how, known).unwrap();
-        let out_mine = ours_fn(&mut mine, &in_mine).unwrap();
-        let out_theirs = theirs_fn(&mut theirs, &in_theirs).unwrap();
-        assert_eq!(
-            show(&out_mine),
-            show(&out_theirs),
-            "{} bytes, {how:?}, known {known}",
-            bytes.len()
-        );
-        assert!(
-            mine == theirs,
-            "{} bytes, {how:?}, known {known}: records differ",
-            bytes.len()
-        );
-    }
-    let mut mine = TestConstraintSystem::<Fr>::new();
-    let mut theirs = TestConstraintSystem::<Fr>::new();
-    let in_mine = message_bits(&mut mine, bytes, how, true).unwrap();
-    let in_theirs = message_bits(&mut theirs, bytes, how, true).unwrap();
-    let out = ours_test(&mut mine, &in_mine).unwrap();
-    theirs_test(&mut theirs, &in_theirs).unwrap();
-    assert!(mine.is_satisfied());
-    assert_eq!(mine.hash(), theirs.hash());
-    assert_eq!(mine.pretty_print(), theirs.pretty_print());
-    let known = out.iter().all(|b| b.get_value().is_some());
+/// Published SHA-256 test vectors.
+const PUBLISHED: [(&[u8], &str); 3] = [
     (
-        known.then(|| bits_to_bytes(&out)),
-        mine.num_constraints(),
-        mine.hash(),
-    )
-}
+        b"",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    ),
+    (
+        b"abc",
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    ),
+    (
+        b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+    ),
+];
 
-fn sha256_both(bytes: &[u8], how: Bits) -> (Option<Vec<u8>>, usize, String) {
-    compare(
-        bytes,
-        how,
-        |cs, bits| ours::sha256(cs.namespace(|| "sha"), bits),
-        |cs, bits| upstream::sha256::sha256(cs.namespace(|| "sha"), bits),
-        |cs, bits| ours::sha256(cs.namespace(|| "sha"), bits),
-        |cs, bits| upstream::sha256::sha256(cs.namespace(|| "sha"), bits),
-    )
-}
-
-#[test]
-fn sha256_matches_bellperson_and_the_standard() {
+/// Every case hashed, each once, in one system: lengths of 1 to 20 blocks around every
+/// padding boundary (0, 32, 64 and 1248 bytes included) in every bit mode, and the
+/// published vectors.
+fn cases() -> Vec<Case> {
     let mut rng = XorShiftRng::seed_from_u64(256);
-    // 0 bytes is one block; 247 bytes five; 1248 is the labeling preimage (20 blocks).
+    let mut cases = Vec::new();
     for len in [0usize, 1, 32, 55, 56, 64, 119, 120, 183, 184, 247, 1248] {
         let mut bytes = vec![0u8; len];
         rng.fill_bytes(&mut bytes);
-        let expected = sha2::Sha256::digest(&bytes).to_vec();
-        for how in [Bits::Allocated, Bits::Mixed, Bits::Constant] {
-            if len == 1248 && !matches!(how, Bits::Allocated) {
-                continue;
-            }
-            let (digest, _, _) = sha256_both(&bytes, how);
-            assert_eq!(digest.unwrap(), expected, "{len} bytes, {how:?}");
-        }
+        let modes: &[Bits] = if len == 1248 {
+            &[Bits::Allocated]
+        } else {
+            &[Bits::Allocated, Bits::Mixed, Bits::Constant]
+        };
+        cases.extend(modes.iter().map(|&how| (bytes.clone(), how)));
     }
+    cases.extend(
+        PUBLISHED
+            .iter()
+            .map(|(message, _)| (message.to_vec(), Bits::Allocated)),
+    );
+    cases
+}
+
+/// Hashes every case in `cs`, each in its own namespace, with our gadget or bellperson's;
+/// returns each case's output bits.
+fn hash_cases(
+    cs: &mut ShapeRecorder,
+    cases: &[Case],
+    known: bool,
+    ours: bool,
+) -> Vec<Vec<Boolean>> {
+    cases
+        .iter()
+        .enumerate()
+        .map(|(i, (bytes, how))| {
+            let mut cs = cs.namespace(|| format!("case {i}"));
+            let bits = message_bits(&mut cs, bytes, *how, known).unwrap();
+            if ours {
+                ours::sha256(cs.namespace(|| "sha"), &bits).unwrap()
+            } else {
+                upstream::sha256::sha256(cs.namespace(|| "sha"), &bits).unwrap()
+            }
+        })
+        .collect()
 }
 
 #[test]
-fn published_vectors() {
-    let cases: [(&[u8], &str); 3] = [
-        (
-            b"",
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-        ),
-        (
-            b"abc",
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-        ),
-        (
-            b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
-        ),
-    ];
-    for (message, hex) in cases {
-        let (digest, _, _) = sha256_both(message, Bits::Allocated);
-        let got: String = digest.unwrap().iter().map(|b| format!("{b:02x}")).collect();
+fn sha256_matches_bellperson_the_standard_and_the_published_vectors() {
+    let cases = cases();
+    let mut mine = ShapeRecorder::new(true);
+    let mut theirs = ShapeRecorder::new(true);
+    let ours = hash_cases(&mut mine, &cases, true, true);
+    let upstream = hash_cases(&mut theirs, &cases, true, false);
+    for (i, ((bytes, how), (ours, upstream))) in
+        cases.iter().zip(ours.iter().zip(&upstream)).enumerate()
+    {
+        let what = format!("case {i}: {} bytes, {how:?}", bytes.len());
+        assert_eq!(show(ours), show(upstream), "{what}");
+        let digest = bits_to_bytes(ours);
+        assert_eq!(digest, sha2::Sha256::digest(bytes).to_vec(), "{what}");
+    }
+    assert!(mine == theirs, "the records differ");
+    for (message, hex) in PUBLISHED {
+        let at = cases
+            .iter()
+            .rposition(|(bytes, _)| bytes == message)
+            .unwrap();
+        let got: String = bits_to_bytes(&ours[at])
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         assert_eq!(got, hex);
     }
 }
 
 #[test]
+fn without_values_the_constraints_are_the_same() {
+    let cases: Vec<Case> = [0usize, 64, 120]
+        .into_iter()
+        .flat_map(|len| {
+            [
+                (vec![0x5a; len], Bits::Allocated),
+                (vec![0xa5; len], Bits::Mixed),
+            ]
+        })
+        .collect();
+    let mut mine = ShapeRecorder::new(false);
+    let mut theirs = ShapeRecorder::new(false);
+    let ours = hash_cases(&mut mine, &cases, false, true);
+    let upstream = hash_cases(&mut theirs, &cases, false, false);
+    for (ours, upstream) in ours.iter().zip(&upstream) {
+        assert_eq!(show(ours), show(upstream));
+    }
+    assert!(mine == theirs, "the records differ");
+}
+
+#[test]
 fn pinned_shapes() {
     // Counts and digests of the PoRep-relevant shapes, as bellperson lays them out.
-    let node = [7u8; 64];
-    let (_, count, digest) = sha256_both(&node, Bits::Allocated);
-    assert_eq!(count, 45_386, "sha256 of a 64-byte node, allocated");
-    assert_eq!(digest, PINNED_NODE_DIGEST);
-    let block = [9u8; 64];
-    let (_, count, _) = compare(
-        &block,
-        Bits::Allocated,
-        |cs, bits| ours::sha256_block_no_padding(cs.namespace(|| "b"), bits),
-        |cs, bits| upstream::sha256::sha256_block_no_padding(cs.namespace(|| "b"), bits),
-        |cs, bits| ours::sha256_block_no_padding(cs.namespace(|| "b"), bits),
-        |cs, bits| upstream::sha256::sha256_block_no_padding(cs.namespace(|| "b"), bits),
-    );
+    let mut cs = TestConstraintSystem::<Fr>::new();
+    let bits = message_bits(&mut cs, &[7u8; 64], Bits::Allocated, true).unwrap();
+    ours::sha256(cs.namespace(|| "sha"), &bits).unwrap();
+    assert!(cs.is_satisfied());
     assert_eq!(
-        count,
+        cs.num_constraints(),
+        45_386,
+        "sha256 of a 64-byte node, allocated"
+    );
+    assert_eq!(cs.hash(), PINNED_NODE_DIGEST);
+    let mut cs = TestConstraintSystem::<Fr>::new();
+    let bits = message_bits(&mut cs, &[9u8; 64], Bits::Allocated, true).unwrap();
+    ours::sha256_block_no_padding(cs.namespace(|| "b"), &bits).unwrap();
+    assert_eq!(
+        cs.num_constraints(),
         512 + 25_840,
         "one compression with 512 allocated input bits"
     );
 }
 
-/// TestConstraintSystem::hash() of SHA-256 over a 64-byte allocated node (equal for
-/// bellperson's gadgets and ours, which the comparison above asserts first).
+/// TestConstraintSystem::hash() of SHA-256 over a 64-byte allocated node, as bellperson's
+/// gadgets lay it out.
 const PINNED_NODE_DIGEST: &str = "39b920088193af138e8d3494179b1d9a20442bb23e28e65028b068c6a9e48771";
 
 /// A word for the UInt32 tests: constant, allocated, or allocated with some bits negated.
