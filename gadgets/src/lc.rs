@@ -302,3 +302,62 @@ impl<'a, Scalar: PrimeField> Sub<(Scalar, &'a LinearCombination<Scalar>)>
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use blstrs::Scalar as Fr;
+    use ff::Field;
+
+    use super::*;
+
+    fn aux(i: usize) -> Variable {
+        Variable(Index::Aux(i))
+    }
+
+    fn input(i: usize) -> Variable {
+        Variable(Index::Input(i))
+    }
+
+    #[test]
+    fn terms_merge_per_variable_inputs_first_and_keep_cancelled_ones() {
+        let lc = LinearCombination::<Fr>::zero() + aux(3) + (Fr::from(2u64), input(1)) + aux(1)
+            - aux(3)
+            + (Fr::from(5u64), input(0));
+        let terms: Vec<(Variable, Fr)> = lc.iter().map(|(v, c)| (v, *c)).collect();
+        assert_eq!(
+            terms,
+            [
+                (input(0), Fr::from(5u64)),
+                (input(1), Fr::from(2u64)),
+                (aux(1), Fr::ONE),
+                (aux(3), Fr::ZERO),
+            ]
+        );
+        assert_eq!(lc.len(), 4);
+    }
+
+    #[test]
+    fn scaled_combinations_add_and_subtract_in_place() {
+        let x = LinearCombination::<Fr>::zero() + aux(0) + (Fr::from(3u64), aux(2));
+        let mut lc = LinearCombination::zero() + aux(2);
+        lc.add_assign_scaled(Fr::from(2u64), &x);
+        lc.sub_assign_scaled(Fr::ONE, &x);
+        let values = [Fr::from(10u64), Fr::from(20u64), Fr::from(30u64)];
+        // (1 + 2*3 - 3) * 30 + (2 - 1) * 10
+        assert_eq!(lc.eval(&[], &values), Fr::from(4 * 30 + 10u64));
+        let sum = LinearCombination::zero() + &x - &x;
+        assert_eq!(sum.eval(&[], &values), Fr::ZERO);
+    }
+
+    #[test]
+    fn buffers_go_back_with_their_terms_and_come_back_empty() {
+        let mut lc = LinearCombination::<Fr>::from_buffers(Vec::with_capacity(8), Vec::new());
+        lc.add_assign_term(Fr::ONE, input(2));
+        let (inputs, aux_terms) = lc.into_buffers();
+        assert_eq!(inputs, vec![(2, Fr::ONE)]);
+        assert!(aux_terms.is_empty());
+        let again = LinearCombination::<Fr>::from_buffers(inputs, aux_terms);
+        assert!(again.is_empty());
+        assert!(again.into_buffers().0.capacity() >= 8);
+    }
+}

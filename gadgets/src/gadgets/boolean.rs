@@ -496,3 +496,168 @@ impl From<AllocatedBit> for Boolean {
         Boolean::Is(bit)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use blstrs::Scalar as Fr;
+    use ff::Field;
+
+    use super::*;
+    use crate::test_cs::TestConstraintSystem;
+
+    /// The value a tampered bit gets: the other bit value.
+    fn flipped(value: Fr) -> Fr {
+        Fr::ONE - value
+    }
+
+    #[test]
+    fn an_allocated_bit_is_boolean_constrained() {
+        for value in [false, true] {
+            let mut cs = TestConstraintSystem::<Fr>::new();
+            let bit = AllocatedBit::alloc(cs.namespace(|| "bit"), Some(value)).unwrap();
+            assert_eq!(bit.get_value(), Some(value));
+            assert!(cs.is_satisfied());
+            cs.set("bit/boolean", Fr::from(2u64));
+            assert_eq!(cs.which_is_unsatisfied(), Some("bit/boolean constraint"));
+        }
+    }
+
+    #[test]
+    fn two_input_gates_compute_and_constrain_their_result() {
+        type Gate = fn(
+            &mut TestConstraintSystem<Fr>,
+            &AllocatedBit,
+            &AllocatedBit,
+        ) -> Result<AllocatedBit, SynthesisError>;
+        let gates: [(&str, Gate, fn(bool, bool) -> bool); 4] = [
+            ("xor", |cs, a, b| AllocatedBit::xor(cs, a, b), |a, b| a ^ b),
+            ("and", |cs, a, b| AllocatedBit::and(cs, a, b), |a, b| a & b),
+            (
+                "and not",
+                |cs, a, b| AllocatedBit::and_not(cs, a, b),
+                |a, b| a & !b,
+            ),
+            (
+                "nor",
+                |cs, a, b| AllocatedBit::nor(cs, a, b),
+                |a, b| !a & !b,
+            ),
+        ];
+        for (name, gate, truth) in gates {
+            for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+                let mut cs = TestConstraintSystem::<Fr>::new();
+                let x = AllocatedBit::alloc(cs.namespace(|| "a"), Some(a)).unwrap();
+                let y = AllocatedBit::alloc(cs.namespace(|| "b"), Some(b)).unwrap();
+                let z = gate(&mut cs, &x, &y).unwrap();
+                assert_eq!(z.get_value(), Some(truth(a, b)), "{name} {a} {b}");
+                assert!(cs.is_satisfied(), "{name} {a} {b}");
+                let path = format!("{name} result");
+                let value = cs.get(&path);
+                cs.set(&path, flipped(value));
+                assert!(!cs.is_satisfied(), "{name} {a} {b}: a wrong result passes");
+            }
+        }
+    }
+
+    /// Every kind of operand, with its value.
+    fn operands(cs: &mut TestConstraintSystem<Fr>, tag: &str) -> Vec<(Boolean, bool)> {
+        let mut out = vec![
+            (Boolean::constant(false), false),
+            (Boolean::constant(true), true),
+        ];
+        for value in [false, true] {
+            let bit = AllocatedBit::alloc(cs.namespace(|| format!("{tag} {value}")), Some(value))
+                .unwrap();
+            out.push((Boolean::from(bit.clone()), value));
+            out.push((Boolean::from(bit).not(), !value));
+        }
+        out
+    }
+
+    #[test]
+    fn boolean_operations_fold_constants_and_negations_correctly() {
+        let mut cs = TestConstraintSystem::<Fr>::new();
+        let xs = operands(&mut cs, "x");
+        let ys = operands(&mut cs, "y");
+        let zs = operands(&mut cs, "z");
+        let mut n = 0;
+        for (x, a) in &xs {
+            for (y, b) in &ys {
+                let mut cs = cs.namespace(|| format!("op {n}"));
+                n += 1;
+                let xor = Boolean::xor(cs.namespace(|| "xor"), x, y).unwrap();
+                let and = Boolean::and(cs.namespace(|| "and"), x, y).unwrap();
+                assert_eq!(xor.get_value(), Some(a ^ b));
+                assert_eq!(and.get_value(), Some(a & b));
+                for (i, (z, c)) in zs.iter().enumerate() {
+                    let ch = Boolean::sha256_ch(cs.namespace(|| format!("ch {i}")), x, y, z);
+                    let maj = Boolean::sha256_maj(cs.namespace(|| format!("maj {i}")), x, y, z);
+                    assert_eq!(ch.unwrap().get_value(), Some((a & b) ^ (!a & c)));
+                    assert_eq!(maj.unwrap().get_value(), Some((a & b) ^ (a & c) ^ (b & c)));
+                }
+            }
+        }
+        assert!(cs.is_satisfied());
+    }
+
+    #[test]
+    fn ch_and_maj_constrain_their_result() {
+        for bits in 0..8u8 {
+            let (a, b, c) = (bits & 1 == 1, bits & 2 == 2, bits & 4 == 4);
+            for name in ["ch", "maj"] {
+                let mut cs = TestConstraintSystem::<Fr>::new();
+                let [x, y, z] = [("a", a), ("b", b), ("c", c)].map(|(tag, value)| {
+                    Boolean::from(AllocatedBit::alloc(cs.namespace(|| tag), Some(value)).unwrap())
+                });
+                if name == "ch" {
+                    Boolean::sha256_ch(cs.namespace(|| "g"), &x, &y, &z).unwrap();
+                } else {
+                    Boolean::sha256_maj(cs.namespace(|| "g"), &x, &y, &z).unwrap();
+                }
+                assert!(cs.is_satisfied());
+                let path = format!("g/{name}");
+                let value = cs.get(&path);
+                cs.set(&path, flipped(value));
+                assert!(
+                    !cs.is_satisfied(),
+                    "{name} {bits:03b}: a wrong result passes"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn enforce_equal_holds_exactly_for_equal_booleans() {
+        for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+            let mut cs = TestConstraintSystem::<Fr>::new();
+            let x = Boolean::from(AllocatedBit::alloc(cs.namespace(|| "a"), Some(a)).unwrap());
+            let y = Boolean::from(AllocatedBit::alloc(cs.namespace(|| "b"), Some(b)).unwrap());
+            Boolean::enforce_equal(cs.namespace(|| "eq"), &x, &y).unwrap();
+            Boolean::enforce_equal(cs.namespace(|| "eq not"), &x, &y.not().not()).unwrap();
+            assert_eq!(cs.is_satisfied(), a == b);
+        }
+        let mut cs = TestConstraintSystem::<Fr>::new();
+        let unequal =
+            Boolean::enforce_equal(&mut cs, &Boolean::constant(true), &Boolean::constant(false));
+        assert!(matches!(unequal, Err(SynthesisError::Unsatisfiable)));
+    }
+
+    #[test]
+    fn field_bits_are_little_endian_and_complete() {
+        let value = Fr::from(0b1011_0001u64);
+        let mut cs = TestConstraintSystem::<Fr>::new();
+        let bits = field_into_boolean_vec_le(cs.namespace(|| "field"), Some(value)).unwrap();
+        assert_eq!(bits.len(), Fr::NUM_BITS as usize);
+        let read: Vec<bool> = bits
+            .iter()
+            .take(8)
+            .map(|b| b.get_value().unwrap())
+            .collect();
+        assert_eq!(read, [true, false, false, false, true, true, false, true]);
+        assert!(bits[8..].iter().all(|b| b.get_value() == Some(false)));
+        assert!(cs.is_satisfied());
+        let bits = u64_into_boolean_vec_le(cs.namespace(|| "u64"), Some(u64::MAX - 1)).unwrap();
+        assert_eq!(bits[0].get_value(), Some(false));
+        assert!(bits[1..].iter().all(|b| b.get_value() == Some(true)));
+    }
+}

@@ -419,3 +419,141 @@ impl<Scalar: PrimeField> Num<Scalar> {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use blstrs::Scalar as Fr;
+    use ff::{Field, PrimeFieldBits};
+
+    use super::*;
+    use crate::test_cs::TestConstraintSystem;
+
+    fn number(cs: &mut TestConstraintSystem<Fr>, name: &str, value: u64) -> AllocatedNum<Fr> {
+        AllocatedNum::alloc(cs.namespace(|| name), || Ok(Fr::from(value))).unwrap()
+    }
+
+    #[test]
+    fn products_and_squares_are_computed_and_constrained() {
+        let mut cs = TestConstraintSystem::<Fr>::new();
+        let x = number(&mut cs, "x", 7);
+        let y = number(&mut cs, "y", 9);
+        let product = x.mul(cs.namespace(|| "mul"), &y).unwrap();
+        let square = x.square(cs.namespace(|| "square")).unwrap();
+        assert_eq!(product.get_value(), Some(Fr::from(63u64)));
+        assert_eq!(square.get_value(), Some(Fr::from(49u64)));
+        assert!(cs.is_satisfied());
+        for path in ["mul/product num", "square/squared num"] {
+            let value = cs.get(path);
+            cs.set(path, value + Fr::ONE);
+            assert!(!cs.is_satisfied(), "{path}: a wrong value passes");
+            cs.set(path, value);
+        }
+    }
+
+    #[test]
+    fn strict_bits_are_the_number_and_canonical() {
+        for value in [Fr::from(0u64), Fr::from(0x1234_5678u64), -Fr::ONE] {
+            let mut cs = TestConstraintSystem::<Fr>::new();
+            let n = AllocatedNum::alloc(cs.namespace(|| "n"), || Ok(value)).unwrap();
+            let bits = n.to_bits_le_strict(cs.namespace(|| "bits")).unwrap();
+            let expected: Vec<bool> = value.to_le_bits().into_iter().take(bits.len()).collect();
+            let got: Vec<bool> = bits.iter().map(|b| b.get_value().unwrap()).collect();
+            assert_eq!(got, expected);
+            assert!(cs.is_satisfied());
+            // The packing constraint ties the bits to the number.
+            cs.set("n/num", value + Fr::ONE);
+            assert!(!cs.is_satisfied(), "a number unlike its bits passes");
+        }
+        let mut cs = TestConstraintSystem::<Fr>::new();
+        let n = number(&mut cs, "n", 5);
+        let bits = n.to_bits_le(cs.namespace(|| "bits")).unwrap();
+        assert_eq!(bits.len(), Fr::NUM_BITS as usize);
+        assert!(cs.is_satisfied());
+        cs.set("bits/bit 1/boolean", Fr::ONE);
+        assert!(!cs.is_satisfied(), "a bit unlike the number passes");
+    }
+
+    #[test]
+    fn zero_has_no_inverse() {
+        let mut cs = TestConstraintSystem::<Fr>::new();
+        let three = number(&mut cs, "three", 3);
+        three.assert_nonzero(cs.namespace(|| "nonzero")).unwrap();
+        assert!(cs.is_satisfied());
+        cs.set("nonzero/ephemeral inverse", Fr::from(2u64));
+        assert!(!cs.is_satisfied(), "a wrong inverse passes");
+        let zero = number(&mut cs, "zero", 0);
+        let err = zero.assert_nonzero(cs.namespace(|| "zero nonzero"));
+        assert!(matches!(err, Err(SynthesisError::DivisionByZero)));
+    }
+
+    #[test]
+    fn conditional_reversal_swaps_exactly_when_asked() {
+        for swap in [false, true] {
+            let mut cs = TestConstraintSystem::<Fr>::new();
+            let a = number(&mut cs, "a", 11);
+            let b = number(&mut cs, "b", 22);
+            let condition =
+                Boolean::from(AllocatedBit::alloc(cs.namespace(|| "swap"), Some(swap)).unwrap());
+            let (c, d) =
+                AllocatedNum::conditionally_reverse(cs.namespace(|| "rev"), &a, &b, &condition)
+                    .unwrap();
+            let (first, second) = if swap { (22u64, 11u64) } else { (11, 22) };
+            assert_eq!(c.get_value(), Some(Fr::from(first)));
+            assert_eq!(d.get_value(), Some(Fr::from(second)));
+            assert!(cs.is_satisfied());
+            cs.set("rev/conditional reversal result 1/num", Fr::from(second));
+            assert!(!cs.is_satisfied(), "swap {swap}: the other value passes");
+        }
+    }
+
+    #[test]
+    fn an_inputized_number_is_tied_to_its_input() {
+        let mut cs = TestConstraintSystem::<Fr>::new();
+        let x = number(&mut cs, "x", 42);
+        x.inputize(cs.namespace(|| "public")).unwrap();
+        assert!(cs.verify(&[Fr::from(42u64)]));
+        assert!(cs.is_satisfied());
+        cs.set("public/input variable", Fr::from(43u64));
+        assert!(!cs.is_satisfied(), "an input unlike the number passes");
+    }
+
+    #[test]
+    fn a_num_sums_bits_with_coefficients_and_scales() {
+        let mut cs = TestConstraintSystem::<Fr>::new();
+        let bits: Vec<Boolean> = [true, false, true]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                Boolean::from(
+                    AllocatedBit::alloc(cs.namespace(|| format!("b{i}")), Some(v)).unwrap(),
+                )
+            })
+            .collect();
+        let mut sum = Num::zero();
+        for (i, bit) in bits.iter().enumerate() {
+            sum = sum.add_bool_with_coeff(
+                TestConstraintSystem::<Fr>::one(),
+                bit,
+                Fr::from(1u64 << i),
+            );
+        }
+        sum = sum.add_bool_with_coeff(
+            TestConstraintSystem::<Fr>::one(),
+            &bits[1].not(),
+            Fr::from(8u64),
+        );
+        let sum = sum.scale(Fr::from(3u64));
+        let expected = Fr::from(3 * (1 + 4 + 8u64));
+        assert_eq!(sum.get_value(), Some(expected));
+        let total = number(&mut cs, "total", 39);
+        cs.enforce(
+            || "sum",
+            |lc| sum.add_to_lc(lc, Fr::ONE),
+            |lc| lc + TestConstraintSystem::<Fr>::one(),
+            |lc| lc + total.get_variable(),
+        );
+        assert!(cs.is_satisfied());
+        cs.set("total/num", expected + Fr::ONE);
+        assert!(!cs.is_satisfied(), "a wrong total passes");
+    }
+}

@@ -314,3 +314,53 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for TestConstraintSystem<Scala
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use blstrs::Scalar as Fr;
+    use ff::Field;
+
+    use super::*;
+
+    /// `x * x = y`, with the given values.
+    fn square(x: u64, y: u64) -> TestConstraintSystem<Fr> {
+        let mut cs = TestConstraintSystem::new();
+        let a = cs.alloc(|| "x", || Ok(Fr::from(x))).unwrap();
+        let b = cs.alloc(|| "y", || Ok(Fr::from(y))).unwrap();
+        cs.namespace(|| "ns")
+            .enforce(|| "square", |lc| lc + a, |lc| lc + a, |lc| lc + b);
+        cs
+    }
+
+    #[test]
+    fn satisfaction_names_the_failing_constraint() {
+        assert!(square(3, 9).is_satisfied());
+        let mut cs = square(3, 10);
+        assert_eq!(cs.which_is_unsatisfied(), Some("ns/square"));
+        cs.set("y", Fr::from(9u64));
+        assert!(cs.is_satisfied());
+        assert_eq!(cs.get("x"), Fr::from(3u64));
+    }
+
+    #[test]
+    fn the_digest_covers_the_shape_not_the_values_or_names() {
+        assert_eq!(square(3, 9).hash(), square(4, 16).hash());
+        let mut other = TestConstraintSystem::<Fr>::new();
+        let a = other.alloc(|| "x", || Ok(Fr::ONE)).unwrap();
+        let b = other.alloc(|| "y", || Ok(Fr::ONE)).unwrap();
+        other.enforce(|| "c", |lc| lc + a, |lc| lc + b, |lc| lc + b);
+        assert_ne!(other.hash(), square(1, 1).hash());
+        assert_eq!(
+            square(1, 1).pretty_print_list(),
+            ["INPUT ONE", "AUX x", "AUX y", "ns/square"]
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "existing path")]
+    fn a_reused_path_is_a_circuit_bug() {
+        let mut cs = TestConstraintSystem::<Fr>::new();
+        cs.alloc(|| "x", || Ok(Fr::ONE)).unwrap();
+        cs.alloc(|| "x", || Ok(Fr::ONE)).unwrap();
+    }
+}
