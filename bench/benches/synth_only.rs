@@ -23,7 +23,9 @@ use synthpool_bench::alloc;
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::counters;
 use synthpool_bench::report::{Report, Row};
-use synthpool_bench::variants::{on_one_thread, Path, Variant, Workload, VARIANTS};
+use synthpool_bench::variants::{
+    on_one_thread, one_thread_pool, Path, Variant, Workload, VARIANTS,
+};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -242,7 +244,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(5)
         .max(1);
-    let mut counters = counters::Counters::open();
+    let mut counters = counters::Counters::open(&[one_thread_pool()]);
     if let Some(reason) = &counters.unavailable {
         println!("note: {reason}.\nReporting software counters and allocations only.");
     }

@@ -2,6 +2,9 @@
 //! circuits, the named variants the bench compares, the report, perf-event counters and the
 //! counting allocators.
 
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+
 pub mod alloc;
 pub mod circuits;
 pub mod counters;

@@ -250,13 +250,21 @@ pub const VARIANTS: [Variant; 16] = [
     ),
 ];
 
-/// Runs `work` on a one-thread rayon pool.
+/// The one-thread rayon pool the one-thread paths run on, made once (so counters can be
+/// opened on its thread before anything is measured).
+pub fn one_thread_pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a one-thread rayon pool")
+    })
+}
+
+/// Runs `work` on [`one_thread_pool`].
 pub fn on_one_thread<R: Send>(work: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a one-thread rayon pool")
-        .install(work)
+    one_thread_pool().install(work)
 }
 
 /// A witness generator that hides that it is one, so the gadgets take their
