@@ -159,9 +159,7 @@ impl Circuit<Fr> for Naming {
 fn references_to_unallocated_variables_are_errors_naming_the_term() {
     let ghost = Variable::new_unchecked(Index::Aux(7));
     for options in variants() {
-        let err = synthesize_with(Naming(vec![(ghost, Fr::ONE)]), &options)
-            .err()
-            .expect("must fail");
+        let err = synthesize_with(Naming(vec![(ghost, Fr::ONE)]), &options).expect_err("must fail");
         assert!(
             matches!(
                 err,

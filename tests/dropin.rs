@@ -189,9 +189,7 @@ fn drop_in_batch_provers_match_bellperson_with_every_cache_state() {
     // A member of another structure is an error naming it, not a proof.
     let mut mixed = num(&xs, 2);
     mixed[1].rounds = 3;
-    let err = ours::create_proof_batch(mixed, &params, r.clone(), s.clone())
-        .err()
-        .expect("refused");
+    let err = ours::create_proof_batch(mixed, &params, r.clone(), s.clone()).expect_err("refused");
     assert!(err.to_string().contains("batch member 1"), "{err}");
 
     // The persistent cache: saved after the first verified proof, loaded by a process that

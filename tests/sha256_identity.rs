@@ -7,7 +7,7 @@ mod common;
 
 use bellpepper_core::boolean::{AllocatedBit, Boolean};
 use bellpepper_core::test_cs::TestConstraintSystem;
-use bellpepper_core::{ConstraintSystem, SynthesisError};
+use bellpepper_core::ConstraintSystem;
 use bellperson::gadgets as upstream;
 use blstrs::Scalar as Fr;
 use common::{message_bits, show, Bits, ShapeRecorder};

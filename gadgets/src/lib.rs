@@ -13,6 +13,9 @@
 //!   [`num::Num::add_to_lc`] / [`num::Num::sub_from_lc`]: add or subtract a gadget's
 //!   combination in place instead of building it and merging it.
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 mod constraint_system;
 mod gadgets;
 mod lc;

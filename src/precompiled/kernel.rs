@@ -737,7 +737,7 @@ mod tests {
         let aux: Vec<Fr> = (0..400)
             .map(|i| match i % 7 {
                 0 => Fr::random(&mut rng),
-                1 | 2 | 3 => Fr::ONE,
+                1..=3 => Fr::ONE,
                 _ => Fr::ZERO,
             })
             .collect();

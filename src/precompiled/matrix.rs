@@ -98,7 +98,7 @@ pub(crate) fn validate<Scalar: PrimeField>(
     if dictionary.len() < 2 || dictionary[0] != Scalar::ONE || dictionary[1] != -Scalar::ONE {
         return Err("the dictionary does not start with one and minus one".into());
     }
-    if dictionary.iter().any(|c| *c == Scalar::ZERO) {
+    if dictionary.contains(&Scalar::ZERO) {
         return Err("the dictionary holds a zero coefficient".into());
     }
     let rows = matrices[0].rows();

@@ -97,14 +97,14 @@ where
 /// A word of the round state that bellperson computes lazily: known, or the operands of a
 /// deferred addition (so `e` and `a` of one round each become a single `addmany`). The
 /// operands stay in place from round to round; only the sum's bits are produced.
-struct Lazy {
+struct DeferredWord {
     known: Option<UInt32>,
     operands: ArrayVec<UInt32, MAX_ADDMANY_OPERANDS>,
 }
 
-impl Lazy {
+impl DeferredWord {
     fn known(word: UInt32) -> Self {
-        Lazy {
+        DeferredWord {
             known: Some(word),
             operands: ArrayVec::new(),
         }
@@ -214,11 +214,11 @@ where
         w.push(word);
     }
 
-    let mut a = Lazy::known(current_hash_value[0].clone());
+    let mut a = DeferredWord::known(current_hash_value[0].clone());
     let mut b = current_hash_value[1].clone();
     let mut c = current_hash_value[2].clone();
     let mut d = current_hash_value[3].clone();
-    let mut e = Lazy::known(current_hash_value[4].clone());
+    let mut e = DeferredWord::known(current_hash_value[4].clone());
     let mut f = current_hash_value[5].clone();
     let mut g = current_hash_value[6].clone();
     let mut h = current_hash_value[7].clone();

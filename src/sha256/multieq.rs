@@ -1,11 +1,13 @@
 //! `MultiEq`: packs many small equalities `lhs_k == rhs_k` (each fitting in `num_bits_k`
 //! bits) into one constraint `sum 2^offset_k lhs_k * 1 = sum 2^offset_k rhs_k`, exactly as
-//! bellperson's `MultiEq` does, without its LC clones and per-term multiplications.
+//! bellperson's `MultiEq` does, without cloning the combinations it packs.
 //!
-//! Terms are collected unsorted, with their power-of-two coefficients produced by doubling,
-//! and merged once when the packed constraint is enforced (one sort of packed integer keys,
-//! then appends), instead of one sorted insert per term. The merged combination is the same: one term per variable,
-//! its coefficient the sum of all contributions, present once anything touched it.
+//! Terms are collected unsorted and merged once when the packed constraint is enforced
+//! (one sort of packed integer keys, then appends), instead of one sorted insert per term.
+//! [`MultiEq::enforce_sum_of_bits`], what `addmany` uses, produces the power-of-two
+//! coefficients by doubling; [`MultiEq::enforce_equal`], the general entry, multiplies each
+//! term by the offset as bellperson does. The merged combination is the same: one term per
+//! variable, its coefficient the sum of all contributions, present once anything touched it.
 
 use bellpepper_core::boolean::Boolean;
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};

@@ -529,7 +529,8 @@ mod tests {
             &AllocatedBit,
             &AllocatedBit,
         ) -> Result<AllocatedBit, SynthesisError>;
-        let gates: [(&str, Gate, fn(bool, bool) -> bool); 4] = [
+        type Truth = fn(bool, bool) -> bool;
+        let gates: [(&str, Gate, Truth); 4] = [
             ("xor", |cs, a, b| AllocatedBit::xor(cs, a, b), |a, b| a ^ b),
             ("and", |cs, a, b| AllocatedBit::and(cs, a, b), |a, b| a & b),
             (
