@@ -86,6 +86,13 @@ impl Report<'_> {
         let mut out = String::new();
         let mut circuits: Vec<&str> = self.rows.iter().map(|r| r.circuit.as_str()).collect();
         circuits.dedup();
+        let name = self
+            .rows
+            .iter()
+            .map(|r| r.variant.len())
+            .chain(["variant".len()])
+            .max()
+            .unwrap_or_default();
         for circuit in circuits {
             let rows = || self.rows.iter().filter(move |r| r.circuit == circuit);
             let constraints = rows().next().map_or(0, |r| r.constraints);
@@ -93,7 +100,7 @@ impl Report<'_> {
             let _ = writeln!(out, "\n{circuit}: {constraints} constraints");
             let _ = writeln!(
                 out,
-                "{:<13} {:>9} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8}",
+                "{:<name$} {:>9} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8}",
                 "variant",
                 "ns/cons",
                 "ratio",
@@ -111,7 +118,7 @@ impl Report<'_> {
             for r in rows() {
                 let _ = writeln!(
                     out,
-                    "{:<13} {:>9.1} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8.3} {:>9.1} {:>8} {:>8} {:>8}{}",
+                    "{:<name$} {:>9.1} {:>7} {:>9} {:>6} {:>8} {:>9} {:>8} {:>8.3} {:>9.1} {:>8} {:>8} {:>8}{}",
                     r.variant,
                     r.ns_per_constraint,
                     cell(r.ratio_to_baseline, 3),
@@ -133,13 +140,13 @@ impl Report<'_> {
         if !prepared.is_empty() {
             let _ = writeln!(
                 out,
-                "\npre-compiled: {:<16} {:<9} {:>10} {:>10} {:>10} {:>8} {:>6}",
+                "\npre-compiled: {:<16} {:<name$} {:>10} {:>10} {:>10} {:>8} {:>6}",
                 "circuit", "variant", "record ms", "witness/c", "eval/c", "B/nnz", "dict"
             );
             for r in prepared {
                 let _ = writeln!(
                     out,
-                    "              {:<16} {:<9} {:>10} {:>10} {:>10} {:>8} {:>6}",
+                    "              {:<16} {:<name$} {:>10} {:>10} {:>10} {:>8} {:>6}",
                     r.circuit,
                     r.variant,
                     cell(r.record_ms, 0),

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Applies synthpool's fork recipe to a checkout of a filecoin-proofs 19.x workspace:
+#
+#   1. the workspace's Cargo.toml: `[patch.crates-io] bellpepper-core = { path = ".../gadgets" }`,
+#      so every crate of the graph builds on synthpool's core;
+#   2. filecoin-hashers/src/sha256.rs and
+#      storage-proofs-porep/src/stacked/circuit/create_label.rs: `sha256_circuit` comes from
+#      `synthpool::sha256` instead of `bellperson::gadgets::sha256`;
+#   3. storage-proofs-core/src/compound_proof.rs: `create_random_proof_batch` and
+#      `create_random_proof_batch_in_priority` come from synthpool's drop-ins for the
+#      workspace's bellperson (0.26 or 0.27), which synthesize through cached recordings;
+#   4. the three crates' Cargo.toml: a `synthpool` path dependency (with the bellperson
+#      feature for storage-proofs-core).
+#
+# Usage: scripts/patch-fork.sh DIR
+#
+# Every file is checked before any is changed: when an expected line is missing the script
+# names the file and exits non-zero, changing nothing. Running it again on a patched
+# checkout changes nothing. Files are replaced atomically (temporary + rename). Nothing
+# else is touched.
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 DIR   (DIR: a filecoin-proofs 19.x workspace checkout)" >&2
+    exit 2
+}
+[[ $# -eq 1 ]] || usage
+command -v perl >/dev/null || { echo "patch-fork: perl is required" >&2; exit 2; }
+
+FORK=$(cd "$1" 2>/dev/null && pwd) || { echo "patch-fork: $1: no such directory" >&2; exit 2; }
+SYNTHPOOL=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [[ $SYNTHPOOL == *'"'* || $SYNTHPOOL == *'\'* ]]; then
+    echo "patch-fork: synthpool's path $SYNTHPOOL cannot be written in a Cargo.toml" >&2
+    exit 2
+fi
+
+ROOT_TOML=$FORK/Cargo.toml
+CORE_TOML=$FORK/storage-proofs-core/Cargo.toml
+HASHERS_TOML=$FORK/filecoin-hashers/Cargo.toml
+POREP_TOML=$FORK/storage-proofs-porep/Cargo.toml
+HASHERS_SHA=$FORK/filecoin-hashers/src/sha256.rs
+POREP_LABEL=$FORK/storage-proofs-porep/src/stacked/circuit/create_label.rs
+CORE_PROOF=$FORK/storage-proofs-core/src/compound_proof.rs
+
+for file in "$ROOT_TOML" "$CORE_TOML" "$HASHERS_TOML" "$POREP_TOML" "$HASHERS_SHA" "$POREP_LABEL" "$CORE_PROOF"; do
+    [[ -f $file ]] || { echo "patch-fork: $file: not found (is $FORK a filecoin-proofs 19.x workspace?)" >&2; exit 1; }
+done
+
+# The bellperson release storage-proofs-core uses: from its own manifest, or from the
+# workspace's `[workspace.dependencies]` when it inherits the version.
+bellperson_version() {
+    perl -e '
+        my ($crate, $root) = @ARGV;
+        sub version_in {
+            my ($file, $table) = @_;
+            open(my $fh, "<", $file) or die "patch-fork: $file: $!\n";
+            my ($section, $found) = ("", undef);
+            while (my $line = <$fh>) {
+                if ($line =~ /^\s*\[([^\]]+)\]/) { $section = $1; $section =~ s/\s//g; next; }
+                if ($section eq "$table.bellperson" && $line =~ /^\s*version\s*=\s*"([^"]+)"/) { $found = $1; }
+                if ($section eq "$table.bellperson" && $line =~ /^\s*workspace\s*=\s*true/) { $found = "workspace"; }
+                if ($section eq $table && $line =~ /^\s*bellperson\s*=\s*"([^"]+)"/) { $found = $1; }
+                if ($section eq $table && $line =~ /^\s*bellperson\s*=\s*\{.*\bversion\s*=\s*"([^"]+)"/) { $found = $1; }
+                if ($section eq $table && $line =~ /^\s*bellperson(\.workspace\s*=\s*true|\s*=\s*\{.*\bworkspace\s*=\s*true)/) { $found = "workspace"; }
+            }
+            return $found;
+        }
+        my $version = version_in($crate, "dependencies");
+        my $where = $crate;
+        if (defined $version && $version eq "workspace") {
+            $version = version_in($root, "workspace.dependencies");
+            $where = $root;
+        }
+        defined $version or die "patch-fork: $where: no bellperson version found\n";
+        if ($version =~ /^[=^~]?\s*0\.26(\.|$)/) { print "0.26\n"; }
+        elsif ($version =~ /^[=^~]?\s*0\.27(\.|$)/) { print "0.27\n"; }
+        else { die "patch-fork: $where: bellperson \"$version\" is neither 0.26 nor 0.27, the releases synthpool supports\n"; }
+    ' "$CORE_TOML" "$ROOT_TOML"
+}
+BELLPERSON=$(bellperson_version)
+BELLPERSON_MODULE=v${BELLPERSON//./_}
+
+# One edit of one file, run in two passes: `check` (every file, nothing written) and
+# `apply`. The edit is chosen by KIND; the perl program prints `patched` or `unchanged`,
+# or dies naming the file.
+edit() {
+    local mode=$1 kind=$2 file=$3
+    MODE=$mode KIND=$kind SYNTHPOOL=$SYNTHPOOL BELLPERSON=$BELLPERSON BELLPERSON_MODULE=$BELLPERSON_MODULE \
+        perl -e '
+        use strict;
+        use warnings;
+        my $file = $ARGV[0];
+        my ($mode, $kind) = ($ENV{MODE}, $ENV{KIND});
+        open(my $in, "<", $file) or die "patch-fork: $file: $!\n";
+        my $text = do { local $/; <$in> };
+        close($in);
+        my $before = $text;
+        my $gadgets = "$ENV{SYNTHPOOL}/gadgets";
+
+        # Moves ITEMS out of the grouped `use bellperson::{...};` into `use synthpool::...;`.
+        sub swap_imports {
+            my ($items, $replacement) = @_;
+            return if index($text, $replacement) >= 0 && !grep { bellperson_has($_) } @$items;
+            $text =~ /^use bellperson::\{.*?^\};\n/ms
+                or die "patch-fork: $file: no grouped `use bellperson::{...};` import found\n";
+            my ($start, $end) = ($-[0], $+[0]);
+            my $block = substr($text, $start, $end - $start);
+            for my $item (@$items) {
+                my $pattern = quotemeta($item);
+                $block =~ s/(?<![\w:])$pattern\s*,\s*// or $block =~ s/,\s*(?<![\w:])$pattern(?=\s*\})//
+                    or die "patch-fork: $file: expected `$item` in its `use bellperson::{...};` import, not found\n";
+            }
+            $block .= "$replacement\n" if index($text, $replacement) < 0;
+            substr($text, $start, $end - $start) = $block;
+        }
+        sub bellperson_has {
+            my ($item) = @_;
+            return 0 unless $text =~ /^use bellperson::\{(.*?)^\};\n/ms;
+            my $pattern = quotemeta($item);
+            return $1 =~ /(?<![\w:])$pattern(?![\w])/;
+        }
+
+        if ($kind eq "patch") {
+            $text =~ /^\s*\[workspace\]/m
+                or die "patch-fork: $file: not a workspace manifest (no [workspace] table)\n";
+            my $line = "bellpepper-core = { path = \"$gadgets\" }";
+            if (index($text, $line) < 0) {
+                if ($text =~ /^\[patch\.crates-io\][^\n]*\n(?:(?!\[)[^\n]*\n)*/m) {
+                    my $section = $&;
+                    if ($section =~ /^\s*bellpepper-core\s*=[^\n]*/m) {
+                        die "patch-fork: $file: [patch.crates-io] already patches bellpepper-core elsewhere: $&\n";
+                    }
+                    $text =~ s/^(\[patch\.crates-io\][^\n]*\n)/$1# synthpool: every crate of the graph builds on its bellpepper-core\n$line\n/m;
+                } else {
+                    $text .= "\n" unless $text =~ /\n\z/;
+                    $text .= "\n[patch.crates-io]\n# synthpool: every crate of the graph builds on its bellpepper-core\n$line\n";
+                }
+            }
+        } elsif ($kind eq "dependency" || $kind eq "dependency-with-prover") {
+            unless ($text =~ /^\s*\[dependencies\.synthpool\]/m || $text =~ /^\s*synthpool\s*=/m) {
+                my $features = $kind eq "dependency-with-prover" ? "features = [\"bellperson-$ENV{BELLPERSON}\"]\n" : "";
+                $text .= "\n" unless $text =~ /\n\z/;
+                $text .= "\n[dependencies.synthpool]\npath = \"$ENV{SYNTHPOOL}\"\n$features";
+            }
+        } elsif ($kind eq "sha256") {
+            swap_imports(["sha256::sha256 as sha256_circuit"],
+                "use synthpool::sha256::sha256 as sha256_circuit;");
+        } elsif ($kind eq "prover") {
+            swap_imports(["create_random_proof_batch", "create_random_proof_batch_in_priority"],
+                "use synthpool::groth16::$ENV{BELLPERSON_MODULE}::{create_random_proof_batch, create_random_proof_batch_in_priority};");
+        } else {
+            die "patch-fork: unknown edit $kind\n";
+        }
+
+        if ($text eq $before) { print "unchanged\n"; exit 0; }
+        if ($mode eq "apply") {
+            my $temporary = "$file.synthpool-patch.$$";
+            open(my $out, ">", $temporary) or die "patch-fork: $temporary: $!\n";
+            print $out $text or die "patch-fork: $temporary: $!\n";
+            close($out) or die "patch-fork: $temporary: $!\n";
+            my $permissions = (stat($file))[2] & 07777;
+            chmod($permissions, $temporary);
+            rename($temporary, $file) or do { unlink($temporary); die "patch-fork: $file: $!\n"; };
+        }
+        print "patched\n";
+    ' "$file"
+}
+
+EDITS=(
+    "patch $ROOT_TOML"
+    "dependency $HASHERS_TOML"
+    "dependency $POREP_TOML"
+    "dependency-with-prover $CORE_TOML"
+    "sha256 $HASHERS_SHA"
+    "sha256 $POREP_LABEL"
+    "prover $CORE_PROOF"
+)
+
+for entry in "${EDITS[@]}"; do
+    read -r kind file <<<"$entry"
+    edit check "$kind" "$file" >/dev/null
+done
+for entry in "${EDITS[@]}"; do
+    read -r kind file <<<"$entry"
+    status=$(edit apply "$kind" "$file")
+    echo "${file#"$FORK"/}: $status"
+done
+echo "synthpool applied to $FORK (bellperson $BELLPERSON)"

@@ -1,0 +1,302 @@
+//! `scripts/patch-fork.sh` on the published sources of filecoin-hashers 14.1,
+//! storage-proofs-core 19.1 and storage-proofs-porep 19.1, laid out as a filecoin-proofs
+//! checkout: it refuses a checkout it does not recognise without touching it, makes exactly
+//! the recipe's edits, changes nothing when run again, and the patched crates compile
+//! against this workspace on one bellpepper-core, ours.
+//!
+//! The sources come through cargo (downloaded on the first run, cached after); everything is
+//! built in `target/fork-kit`, apart from the workspace's own artifacts.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CRATES: [(&str, &str); 3] = [
+    ("filecoin-hashers", "14.1.0"),
+    ("storage-proofs-core", "19.1.0"),
+    ("storage-proofs-porep", "19.1.0"),
+];
+
+fn repository() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch() -> PathBuf {
+    repository().join("target/fork-kit")
+}
+
+fn succeeded(what: &str, output: Output) -> String {
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("utf-8 output")
+}
+
+fn cargo(directory: &Path, args: &[&str]) -> String {
+    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .current_dir(directory)
+        .env("CARGO_TARGET_DIR", scratch().join("target"))
+        .output()
+        .expect("cargo starts");
+    succeeded(
+        &format!("cargo {args:?} in {}", directory.display()),
+        output,
+    )
+}
+
+fn patch_fork(checkout: &Path) -> Output {
+    Command::new(repository().join("scripts/patch-fork.sh"))
+        .arg(checkout)
+        .output()
+        .expect("scripts/patch-fork.sh starts")
+}
+
+/// The published source directory of every crate of [`CRATES`], as cargo unpacked it.
+fn published_sources() -> Vec<PathBuf> {
+    let fetch = scratch().join("sources");
+    fs::create_dir_all(&fetch).unwrap();
+    let dependencies: String = CRATES
+        .iter()
+        .map(|(name, version)| {
+            format!("{name} = {{ version = \"={version}\", default-features = false }}\n")
+        })
+        .collect();
+    fs::write(
+        fetch.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"fork-kit-sources\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+             [lib]\npath = \"lib.rs\"\n[workspace]\n[dependencies]\n{dependencies}"
+        ),
+    )
+    .unwrap();
+    fs::write(fetch.join("lib.rs"), "").unwrap();
+    fs::copy(
+        repository().join("tests/fork-kit/Cargo.lock"),
+        fetch.join("Cargo.lock"),
+    )
+    .unwrap();
+    let metadata = cargo(&fetch, &["metadata", "--format-version", "1"]);
+    let manifests: Vec<&str> = metadata
+        .split("\"manifest_path\":\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    CRATES
+        .iter()
+        .map(|(name, version)| {
+            let suffix = format!("/{name}-{version}/Cargo.toml");
+            let manifest = manifests
+                .iter()
+                .find(|path| path.ends_with(&suffix))
+                .unwrap_or_else(|| panic!("cargo metadata names no {name} {version}"));
+            Path::new(manifest).parent().unwrap().to_path_buf()
+        })
+        .collect()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every file of the checkout (its build products aside) with its contents.
+fn snapshot(checkout: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, directory: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in fs::read_dir(directory).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, files);
+            } else {
+                let relative = path.strip_prefix(root).unwrap().to_path_buf();
+                files.insert(relative, fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut files = BTreeMap::new();
+    walk(checkout, checkout, &mut files);
+    files
+}
+
+fn text(files: &BTreeMap<PathBuf, Vec<u8>>, path: &str) -> String {
+    String::from_utf8(files[Path::new(path)].clone()).unwrap()
+}
+
+/// `before` with `old` (present exactly once) replaced by `new`.
+fn replaced(before: &str, old: &str, new: &str) -> String {
+    assert_eq!(before.matches(old).count(), 1, "expected once: {old}");
+    before.replacen(old, new, 1)
+}
+
+#[test]
+fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
+    let checkout = scratch().join("checkout");
+    if checkout.exists() {
+        fs::remove_dir_all(&checkout).unwrap();
+    }
+    for ((name, _), source) in CRATES.iter().zip(published_sources()) {
+        copy_tree(&source, &checkout.join(name));
+    }
+    let manifests = repository().join("tests/fork-kit");
+    fs::copy(
+        manifests.join("workspace.toml"),
+        checkout.join("Cargo.toml"),
+    )
+    .unwrap();
+    fs::copy(manifests.join("Cargo.lock"), checkout.join("Cargo.lock")).unwrap();
+
+    // A checkout whose prover import is not the expected one: refused, nothing touched.
+    let compound_proof = checkout.join("storage-proofs-core/src/compound_proof.rs");
+    let original = fs::read_to_string(&compound_proof).unwrap();
+    let expected_import = "create_random_proof_batch, create_random_proof_batch_in_priority, ";
+    fs::write(
+        &compound_proof,
+        replaced(&original, expected_import, "create_random_proof_batch, "),
+    )
+    .unwrap();
+    let unrecognised = snapshot(&checkout);
+    let refused = patch_fork(&checkout);
+    let complaint = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "accepted: {complaint}");
+    assert!(
+        complaint.contains("storage-proofs-core/src/compound_proof.rs")
+            && complaint.contains("create_random_proof_batch_in_priority"),
+        "{complaint}"
+    );
+    assert!(
+        snapshot(&checkout) == unrecognised,
+        "a refused run changed files"
+    );
+    fs::write(&compound_proof, &original).unwrap();
+
+    // The recipe, and nothing else.
+    let before = snapshot(&checkout);
+    succeeded("patch-fork.sh", patch_fork(&checkout));
+    let after = snapshot(&checkout);
+    let repo = repository().display().to_string();
+    let expected: BTreeMap<&str, String> = [
+        (
+            "Cargo.toml",
+            replaced(
+                &text(&before, "Cargo.toml"),
+                "[patch.crates-io]\n",
+                &format!(
+                    "[patch.crates-io]\n\
+                     # synthpool: every crate of the graph builds on its bellpepper-core\n\
+                     bellpepper-core = {{ path = \"{repo}/gadgets\" }}\n"
+                ),
+            ),
+        ),
+        (
+            "filecoin-hashers/Cargo.toml",
+            text(&before, "filecoin-hashers/Cargo.toml")
+                + &format!("\n[dependencies.synthpool]\npath = \"{repo}\"\n"),
+        ),
+        (
+            "storage-proofs-porep/Cargo.toml",
+            text(&before, "storage-proofs-porep/Cargo.toml")
+                + &format!("\n[dependencies.synthpool]\npath = \"{repo}\"\n"),
+        ),
+        (
+            "storage-proofs-core/Cargo.toml",
+            text(&before, "storage-proofs-core/Cargo.toml")
+                + &format!(
+                    "\n[dependencies.synthpool]\npath = \"{repo}\"\n\
+                     features = [\"bellperson-0.27\"]\n"
+                ),
+        ),
+        (
+            "filecoin-hashers/src/sha256.rs",
+            replaced(
+                &text(&before, "filecoin-hashers/src/sha256.rs"),
+                "num::AllocatedNum, sha256::sha256 as sha256_circuit},\n    \
+                 ConstraintSystem, SynthesisError,\n};\n",
+                "num::AllocatedNum},\n    ConstraintSystem, SynthesisError,\n};\n\
+                 use synthpool::sha256::sha256 as sha256_circuit;\n",
+            ),
+        ),
+        (
+            "storage-proofs-porep/src/stacked/circuit/create_label.rs",
+            replaced(
+                &text(
+                    &before,
+                    "storage-proofs-porep/src/stacked/circuit/create_label.rs",
+                ),
+                "num::AllocatedNum, sha256::sha256 as sha256_circuit,\n        \
+                 uint32::UInt32,\n    },\n    ConstraintSystem, SynthesisError,\n};\n",
+                "num::AllocatedNum, uint32::UInt32,\n    },\n    \
+                 ConstraintSystem, SynthesisError,\n};\n\
+                 use synthpool::sha256::sha256 as sha256_circuit;\n",
+            ),
+        ),
+        (
+            "storage-proofs-core/src/compound_proof.rs",
+            replaced(
+                &replaced(&original, expected_import, ""),
+                "    Circuit,\n};\n",
+                "    Circuit,\n};\nuse synthpool::groth16::v0_27::{create_random_proof_batch, \
+                 create_random_proof_batch_in_priority};\n",
+            ),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    for (path, contents) in &after {
+        let path_text = path.to_str().unwrap();
+        match expected.get(path_text) {
+            Some(patched) => assert_eq!(
+                String::from_utf8_lossy(contents),
+                *patched,
+                "{path_text} patched otherwise than the recipe says"
+            ),
+            None => assert!(before.get(path) == Some(contents), "{path_text} changed"),
+        }
+    }
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>()
+    );
+
+    // Idempotent: a second run reports every file unchanged and changes none.
+    let again = succeeded("patch-fork.sh, again", patch_fork(&checkout));
+    assert_eq!(
+        again.matches(": unchanged").count(),
+        expected.len(),
+        "{again}"
+    );
+    assert!(snapshot(&checkout) == after, "a second run changed files");
+
+    // The patched crates compile against this workspace, on our core alone.
+    let porep = ["-p", "storage-proofs-porep", "--no-default-features"];
+    cargo(&checkout, &[&["check"][..], &porep].concat());
+    let core_users = cargo(
+        &checkout,
+        &[
+            &["tree", "-e", "normal", "-i", "bellpepper-core"][..],
+            &porep,
+        ]
+        .concat(),
+    );
+    assert!(
+        core_users.starts_with("bellpepper-core v0.2")
+            && core_users
+                .lines()
+                .next()
+                .unwrap()
+                .contains(&format!("({repo}/gadgets)")),
+        "{core_users}"
+    );
+}
