@@ -193,3 +193,63 @@ fn a_zero_coefficient_on_an_unallocated_variable_is_skipped_as_bellperson_skips_
         assert_eq!(ours.a_aux_density, expected.a_aux_density, "{options:?}");
     }
 }
+
+/// A batch member: a good circuit, one that fails after doing its work, or one that fails
+/// at once (so, on rayon, the later member's error usually arrives first).
+enum Member {
+    Good(NumCircuit),
+    FailsLate(NumCircuit),
+    FailsAtOnce,
+}
+
+impl Circuit<Fr> for Member {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        match self {
+            Member::Good(circuit) => circuit.synthesize(cs),
+            Member::FailsLate(circuit) => {
+                circuit.synthesize(cs)?;
+                Err(SynthesisError::Unsatisfiable)
+            }
+            Member::FailsAtOnce => Err(SynthesisError::AssignmentMissing),
+        }
+    }
+}
+
+#[test]
+fn batch_errors_name_the_lowest_failing_member_and_each_keeps_the_others() {
+    let good = |x: u64| NumCircuit {
+        x: Some(Fr::from(x)),
+        rounds: 3,
+    };
+    let batch = || {
+        vec![
+            Member::Good(good(2)),
+            Member::FailsLate(good(3)),
+            Member::Good(good(4)),
+            Member::FailsAtOnce,
+            Member::Good(good(5)),
+        ]
+    };
+    for _ in 0..20 {
+        match synthpool::synthesize_batch::<Fr, _>(batch()) {
+            Err(synthpool::Error::Member { index: 1, source }) => assert!(
+                matches!(
+                    *source,
+                    synthpool::Error::Synthesis(SynthesisError::Unsatisfiable)
+                ),
+                "{source}"
+            ),
+            other => panic!(
+                "expected member 1's error, got {:?}",
+                other.map(|v| v.len())
+            ),
+        }
+    }
+    let each = synthpool::synthesize_batch_each::<Fr, _>(batch(), &SynthesisOptions::default());
+    assert_eq!(each.len(), 5);
+    assert!(each[1].is_err() && each[3].is_err());
+    for (index, x) in [(0, 2), (2, 4), (4, 5)] {
+        let expected = synthpool::synthesize::<Fr, _>(good(x)).unwrap();
+        assert_eq!(each[index].as_ref().unwrap(), &expected, "member {index}");
+    }
+}
