@@ -432,13 +432,7 @@ where
         );
         store.evict(key);
     }
-    first_failure(results).map_err(|e| match e {
-        Error::Member { index, source } => Error::Member {
-            index: index + first_index,
-            source,
-        },
-        other => other,
-    })
+    first_failure(results).map_err(|e| shift(e, first_index))
 }
 
 /// The cold path: records the first circuit while synthesizing it directly, files the
