@@ -21,15 +21,20 @@ use synthpool::precompiled::Recording;
 
 type Proofs = Vec<Vec<u8>>;
 
-fn bytes_027(proofs: &[bellperson_027::groth16::Proof<Bls12>]) -> Proofs {
+/// Each proof's bytes, as `write` serializes it (the two releases' proofs are distinct types).
+fn serialized<P>(proofs: &[P], write: impl Fn(&P, &mut Vec<u8>) -> std::io::Result<()>) -> Proofs {
     proofs
         .iter()
         .map(|p| {
             let mut out = Vec::new();
-            p.write(&mut out).unwrap();
+            write(p, &mut out).unwrap();
             out
         })
         .collect()
+}
+
+fn bytes_027(proofs: &[bellperson_027::groth16::Proof<Bls12>]) -> Proofs {
+    serialized(proofs, |p, out| p.write(out))
 }
 
 fn num(xs: &[u64], rounds: usize) -> Vec<NumCircuit> {
@@ -279,16 +284,7 @@ fn bellperson_0_26_drop_in_matches_too() {
         &mut rng,
     )
     .unwrap();
-    let bytes = |proofs: Vec<groth16::Proof<Bls12>>| -> Proofs {
-        proofs
-            .iter()
-            .map(|p| {
-                let mut out = Vec::new();
-                p.write(&mut out).unwrap();
-                out
-            })
-            .collect()
-    };
+    let bytes = |proofs: Vec<groth16::Proof<Bls12>>| serialized(&proofs, |p, out| p.write(out));
     for _ in 0..2 {
         let theirs = groth16::create_random_proof_batch(
             num(&[5, 6], 1),

@@ -456,12 +456,7 @@ where
     let Some(key) = key_for(shape.inputs) else {
         log::warn!("synthpool: the parameters give no verifying key; not caching a recording");
         drop(claim);
-        let mut vectors = vec![first_vectors];
-        vectors.extend(synthesize_directly(rest, Some(shape)).map_err(|e| shift(e, 1))?);
-        return Ok(CachedBatch {
-            vectors,
-            unverified: None,
-        });
+        return first_then_direct(first_vectors, rest);
     };
     let recording = recording.and_then(|recording| {
         recording.reproduces(&first_vectors)?;
@@ -500,14 +495,27 @@ where
                 )
             });
             claim.file(Some((key, shape.inputs, Entry::Unrecordable { shape })));
-            let mut vectors = vec![first_vectors];
-            vectors.extend(synthesize_directly(rest, Some(shape)).map_err(|e| shift(e, 1))?);
-            Ok(CachedBatch {
-                vectors,
-                unverified: None,
-            })
+            first_then_direct(first_vectors, rest)
         }
     }
+}
+
+/// The first member's vectors, then the rest synthesized directly, pre-sized to its shape.
+fn first_then_direct<Scalar, C>(
+    first: ProverVectors<Scalar>,
+    rest: Vec<C>,
+) -> Result<CachedBatch<Scalar>, Error>
+where
+    Scalar: PrimeField,
+    C: Circuit<Scalar> + Send,
+{
+    let shape = first.shape();
+    let mut vectors = vec![first];
+    vectors.extend(synthesize_directly(rest, Some(shape)).map_err(|e| shift(e, 1))?);
+    Ok(CachedBatch {
+        vectors,
+        unverified: None,
+    })
 }
 
 /// A batch error of members counted from `offset`.
