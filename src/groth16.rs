@@ -10,8 +10,15 @@
 //! with a new recording is verified before the recording is trusted with other batches or
 //! saved. The persistent cache is the directory in `SYNTHPOOL_RECORDING_CACHE`, or the one
 //! given to [`set_cache_dir`].
+//!
+//! A process that proves batch after batch of one structure (a dedicated proving worker)
+//! can keep each batch's spent vectors for the next with [`set_retain_buffers`] or
+//! `SYNTHPOOL_RETAIN_BUFFERS=1`; off by default, since they stay allocated between batches.
 
-pub use crate::precompiled::cache::{cache_dir, set_cache_dir, CACHE_DIR_VARIABLE};
+pub use crate::precompiled::cache::{
+    cache_dir, retains_buffers, set_cache_dir, set_retain_buffers, CACHE_DIR_VARIABLE,
+    RETAIN_BUFFERS_VARIABLE,
+};
 
 /// Generates the drop-ins for one bellperson release.
 macro_rules! dropin_for {
@@ -26,8 +33,10 @@ macro_rules! dropin_for {
         };
         use $bellperson::SynthesisError;
 
-        use crate::precompiled::cache::{proof_verified, synthesize_cached, Key};
-        use crate::prover::$prover::{prove_with_priority, random_rs};
+        use crate::precompiled::cache::{
+            give_back, proof_verified, retains_buffers, synthesize_cached, Key,
+        };
+        use crate::prover::$prover::{prove_keeping_buffers, prove_with_priority, random_rs};
         use crate::Error;
 
         /// The cache key of a verifying key: a digest of its bytes.
@@ -78,8 +87,18 @@ macro_rules! dropin_for {
             };
             let public = first.input_assignment[1..].to_vec();
             let vk = params.get_vk(first.shape().inputs)?.clone();
-            let proofs =
-                prove_with_priority(params, batch.vectors, &r, &s, priority).map_err(report)?;
+            let proofs = match batch.evaluated_with.filter(|_| retains_buffers()) {
+                Some(key) => {
+                    let (proofs, spent) =
+                        prove_keeping_buffers(params, batch.vectors, &r, &s, priority)
+                            .map_err(report)?;
+                    give_back::<E::Fr>(&key, spent);
+                    proofs
+                }
+                None => {
+                    prove_with_priority(params, batch.vectors, &r, &s, priority).map_err(report)?
+                }
+            };
             if let Some(key) = batch.unverified {
                 let verified = matches!(
                     verify_proof(&prepare_verifying_key(&vk), &proofs[0], &public),

@@ -102,17 +102,27 @@ macro_rules! prover_for {
             )))
         }
 
-        /// The values' byte representations, consuming the values.
-        fn reprs<F: PrimeField>(values: Vec<F>) -> Arc<Vec<F::Repr>> {
-            Arc::new(values.into_iter().map(|v| v.to_repr()).collect())
+        /// The values' byte representations; the values are dropped, or kept in `spent`
+        /// (storage for the next synthesis, which overwrites them) when it is asked for.
+        fn reprs<F: PrimeField>(values: Vec<F>, spent: Option<&mut Vec<F>>) -> Arc<Vec<F::Repr>> {
+            match spent {
+                None => Arc::new(values.into_iter().map(|v| v.to_repr()).collect()),
+                Some(spent) => {
+                    let reprs = Arc::new(values.iter().map(|v| v.to_repr()).collect());
+                    *spent = values;
+                    reprs
+                }
+            }
         }
 
         /// The coefficients of H = (A·B - C) / Z, as bellperson computes them; a, b and c
-        /// move into the evaluation domains.
+        /// move into the evaluation domains, and their storage is dropped as soon as it is
+        /// used, or kept in `spent` when it is asked for.
         fn h_coefficients<F: PrimeField + GpuName>(
             worker: &Worker,
             [a, b, c]: [Vec<F>; 3],
             fft: &mut Option<LockedFftKernel<F>>,
+            spent: Option<&mut ProverVectors<F>>,
         ) -> Result<Arc<Vec<F::Repr>>, Error> {
             let mut a = EvaluationDomain::from_coeffs(a)?;
             let mut b = EvaluationDomain::from_coeffs(b)?;
@@ -122,14 +132,20 @@ macro_rules! prover_for {
             EvaluationDomain::coset_fft_many(&mut [&mut a, &mut b, &mut c], worker, fft)
                 .map_err(gpu_error)?;
             a.mul_assign(worker, &b);
-            drop(b);
+            let b = spent.is_some().then(|| b.into_coeffs());
             a.sub_assign(worker, &c);
-            drop(c);
+            let c = spent.is_some().then(|| c.into_coeffs());
             a.divide_by_z_on_coset(worker);
             a.icoset_fft(worker, fft).map_err(gpu_error)?;
             let mut coeffs = a.into_coeffs();
             coeffs.pop();
-            Ok(reprs(coeffs))
+            Ok(match (spent, b, c) {
+                (Some(spent), Some(b), Some(c)) => {
+                    (spent.b, spent.c) = (b, c);
+                    reprs(coeffs, Some(&mut spent.a))
+                }
+                _ => reprs(coeffs, None),
+            })
         }
 
         /// Groth16 proofs for `assignments` (from [`crate::synthesize`], a recording, or
@@ -160,6 +176,48 @@ macro_rules! prover_for {
             r: &[E::Fr],
             s: &[E::Fr],
             priority: bool,
+        ) -> Result<Vec<Proof<E>>, Error>
+        where
+            E: MultiMillerLoop,
+            E::Fr: GpuName,
+            E::G1Affine: GpuName,
+            E::G2Affine: GpuName,
+            P: ParameterSource<E>,
+        {
+            prove_batch(params, assignments, r, s, priority, None)
+        }
+
+        /// [`prove_with_priority`], handing back every member's vectors (their storage; the
+        /// values are spent) for the next synthesis of the structure (see
+        /// [`crate::precompiled::cache::give_back`]). A proof then holds its a, b, c and aux
+        /// storage until it is made, where [`prove`] frees each as soon as it is used.
+        #[allow(clippy::type_complexity)]
+        pub fn prove_keeping_buffers<E, P>(
+            params: P,
+            assignments: Vec<ProverVectors<E::Fr>>,
+            r: &[E::Fr],
+            s: &[E::Fr],
+            priority: bool,
+        ) -> Result<(Vec<Proof<E>>, Vec<ProverVectors<E::Fr>>), Error>
+        where
+            E: MultiMillerLoop,
+            E::Fr: GpuName,
+            E::G1Affine: GpuName,
+            E::G2Affine: GpuName,
+            P: ParameterSource<E>,
+        {
+            let mut spent = Vec::with_capacity(assignments.len());
+            let proofs = prove_batch(params, assignments, r, s, priority, Some(&mut spent))?;
+            Ok((proofs, spent))
+        }
+
+        fn prove_batch<E, P>(
+            params: P,
+            assignments: Vec<ProverVectors<E::Fr>>,
+            r: &[E::Fr],
+            s: &[E::Fr],
+            priority: bool,
+            mut spent: Option<&mut Vec<ProverVectors<E::Fr>>>,
         ) -> Result<Vec<Proof<E>>, Error>
         where
             E: MultiMillerLoop,
@@ -209,9 +267,14 @@ macro_rules! prover_for {
                     b_input_density,
                     b_aux_density,
                 } = assignment;
-                let h_exponents = h_coefficients(&worker, [a, b, c], &mut fft_kernel)?;
-                let inputs = reprs(input_assignment);
-                let aux = reprs(aux_assignment);
+                let mut kept = spent.is_some().then(ProverVectors::default);
+                let h_exponents =
+                    h_coefficients(&worker, [a, b, c], &mut fft_kernel, kept.as_mut())?;
+                let inputs = reprs(
+                    input_assignment,
+                    kept.as_mut().map(|k| &mut k.input_assignment),
+                );
+                let aux = reprs(aux_assignment, kept.as_mut().map(|k| &mut k.aux_assignment));
                 let a_aux_density = Arc::new(a_aux_density);
                 let b_input_density = Arc::new(b_input_density);
                 let b_aux_density = Arc::new(b_aux_density);
@@ -272,6 +335,9 @@ macro_rules! prover_for {
                     b: g_b.to_affine(),
                     c: g_c.to_affine(),
                 });
+                if let (Some(spent), Some(kept)) = (spent.as_deref_mut(), kept) {
+                    spent.push(kept);
+                }
             }
             Ok(proofs)
         }

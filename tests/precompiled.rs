@@ -15,7 +15,7 @@ use rand_core::{RngCore, SeedableRng};
 use rand_xorshift::XorShiftRng;
 use synthpool::error::{FileProblem, Limit, VariableKind};
 use synthpool::precompiled::{ProvingBuffers, Recording};
-use synthpool::{synthesize, Error};
+use synthpool::{synthesize, Error, ProverVectors};
 
 fn check<C: Circuit<Fr> + Clone>(circuit: C, what: &str) -> Recording<Fr> {
     let recording = Recording::record(circuit.clone()).unwrap();
@@ -88,10 +88,29 @@ fn one_recording_serves_many_witnesses_and_recycled_buffers() {
             "fresh",
         );
         assert_same(
-            buffers.synthesize(&recording, circuit).unwrap(),
+            buffers.synthesize(&recording, circuit.clone()).unwrap(),
             &expected,
             "recycled",
         );
+        // Storage a prover hands back holds spent values, padded past the row count (its
+        // FFT domain) or cut short: every value is written again either way.
+        for extra in [0, 5, 1 << 10] {
+            let rows = expected.a.len() + extra;
+            let stale = |len: usize| vec![Fr::from(0xdead_u64); len];
+            let spent = ProverVectors {
+                a: stale(rows.saturating_sub(1)),
+                b: stale(rows),
+                c: stale(rows),
+                input_assignment: stale(9),
+                aux_assignment: stale(expected.aux_assignment.len() + extra),
+                ..ProverVectors::default()
+            };
+            assert_same(
+                &recording.synthesize_into(circuit.clone(), spent).unwrap(),
+                &expected,
+                &format!("spent storage {extra} past the rows"),
+            );
+        }
     }
 }
 

@@ -54,6 +54,9 @@ pub enum Path {
     DropIn {
         /// Whether the recording is cached already (else every run records anew).
         warm: bool,
+        /// Whether the batch's vectors are handed back for the next batch, as the drop-in
+        /// does after proving when buffer retention is on.
+        retained: bool,
     },
 }
 
@@ -131,7 +134,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 16] = [
+pub const VARIANTS: [Variant; 17] = [
     direct(
         "baseline",
         "bellperson gadgets, fresh LCs per enforce, portable kernel, growing vectors",
@@ -241,12 +244,26 @@ pub const VARIANTS: [Variant; 16] = [
     precompiled(
         "dropin-cold",
         "drop-in batch prover's synthesis, two circuits, recording made in the run",
-        Path::DropIn { warm: false },
+        Path::DropIn {
+            warm: false,
+            retained: false,
+        },
     ),
     precompiled(
         "dropin-warm",
         "drop-in batch prover's synthesis, two circuits, recording cached",
-        Path::DropIn { warm: true },
+        Path::DropIn {
+            warm: true,
+            retained: false,
+        },
+    ),
+    precompiled(
+        "dropin-retained",
+        "as dropin-warm, with buffer retention on (the spent vectors kept for the next batch)",
+        Path::DropIn {
+            warm: true,
+            retained: true,
+        },
     ),
 ];
 
@@ -466,12 +483,23 @@ impl Workload {
                 let witness = self.witness(recording, buffers, recycled, true)?;
                 Self::evaluate(recording, buffers, witness, recycled)
             }),
-            Path::DropIn { warm } => {
+            Path::DropIn { warm, retained } => {
                 if !warm {
                     cache::clear::<Scalar>();
                 }
+                // Retention stays on for every drop-in run (switching it off would free
+                // what the retained variant keeps between its runs); the retained variant
+                // files its recording and vectors under a key of its own, which the others
+                // never ask for, and only it hands vectors back.
+                cache::set_retain_buffers(true);
+                let mut key = *key;
+                key[0] ^= u8::from(retained);
                 let circuits = vec![self.circuit(GadgetSet::Synthpool); 2];
-                cache::synthesize_cached::<Scalar, _>(circuits, &|_| Some(*key)).map(drop)
+                let batch = cache::synthesize_cached::<Scalar, _>(circuits, &|_| Some(key))?;
+                if let (true, Some(key)) = (retained, batch.evaluated_with) {
+                    cache::give_back(&key, batch.vectors);
+                }
+                Ok(())
             }
         }
     }

@@ -17,6 +17,9 @@
 //!    for): it synthesizes directly instead.
 //! 3. Files are written atomically; a file that cannot be used (damaged, of another version,
 //!    field or key) is never used, and said so once; the next recording replaces it.
+//! 4. Spent vectors are kept for the next batch only when asked ([`set_retain_buffers`] or
+//!    `SYNTHPOOL_RETAIN_BUFFERS=1`), and only for one structure at a time: they are as large
+//!    as the batch's a, b, c and aux, idle between batches.
 
 use std::any::{Any, TypeId};
 use std::collections::{HashMap, HashSet};
@@ -40,6 +43,13 @@ pub type Key = [u8; KEY_LEN];
 
 /// The environment variable naming the directory of the persistent cache.
 pub const CACHE_DIR_VARIABLE: &str = "SYNTHPOOL_RECORDING_CACHE";
+
+/// The environment variable that, set to `1`, keeps each batch's spent vectors for the next
+/// batch of the same structure (see [`set_retain_buffers`]).
+pub const RETAIN_BUFFERS_VARIABLE: &str = "SYNTHPOOL_RETAIN_BUFFERS";
+
+/// The choice made through [`set_retain_buffers`], if any.
+static RETAIN_BUFFERS: Mutex<Option<bool>> = Mutex::new(None);
 
 /// The directory set through [`set_cache_dir`], if any: `Some(None)` switches the
 /// persistent cache off whatever the environment says.
@@ -65,6 +75,35 @@ pub fn cache_dir() -> Option<PathBuf> {
         None => std::env::var_os(CACHE_DIR_VARIABLE)
             .filter(|dir| !dir.is_empty())
             .map(PathBuf::from),
+    }
+}
+
+/// Whether the batch prover keeps each batch's spent vectors (a, b, c, the input and aux
+/// values, emptied) for the next batch of the same structure, overriding the
+/// `SYNTHPOOL_RETAIN_BUFFERS` environment variable. Kept vectors are written again instead
+/// of fresh pages being faulted in (synthesis as fast as a proving loop that recycles its
+/// buffers), at the price of holding one batch's vectors while no batch runs: about 160
+/// bytes per constraint per circuit. Off unless asked for; switching it off frees them.
+pub fn set_retain_buffers(retain: bool) {
+    *lock(&RETAIN_BUFFERS) = Some(retain);
+    if !retain {
+        release_buffers();
+    }
+}
+
+/// Whether spent vectors are kept: the choice made through [`set_retain_buffers`], else
+/// whether `SYNTHPOOL_RETAIN_BUFFERS` is `1`.
+pub fn retains_buffers() -> bool {
+    match *lock(&RETAIN_BUFFERS) {
+        Some(retain) => retain,
+        None => std::env::var_os(RETAIN_BUFFERS_VARIABLE).is_some_and(|value| value == "1"),
+    }
+}
+
+/// Drops the spent vectors kept for the next batch, of every field.
+fn release_buffers() {
+    for store in lock(stores()).values() {
+        store.release_buffers();
     }
 }
 
@@ -122,6 +161,8 @@ pub struct CacheStats {
     pub direct_batches: u64,
     /// Batches synthesized by evaluating a cached recording.
     pub evaluated_batches: u64,
+    /// Members synthesized into vectors a previous batch handed back.
+    pub reused_buffers: u64,
 }
 
 struct State<Scalar: PrimeField> {
@@ -131,6 +172,8 @@ struct State<Scalar: PrimeField> {
     refused: HashSet<PathBuf>,
     /// Whether some caller is recording a new structure now.
     recording: bool,
+    /// Spent vectors handed back by a batch, and the structure they were sized for.
+    spent: Option<(Key, Vec<ProverVectors<Scalar>>)>,
 }
 
 /// The cache of one field's recordings.
@@ -139,11 +182,33 @@ struct Store<Scalar: PrimeField> {
     recorded: Condvar,
 }
 
+/// Every field's store, filed under the field's type.
+fn stores() -> &'static Mutex<HashMap<TypeId, Arc<dyn AnyStore>>> {
+    static STORES: OnceLock<Mutex<HashMap<TypeId, Arc<dyn AnyStore>>>> = OnceLock::new();
+    STORES.get_or_init(Default::default)
+}
+
+/// What is done to every field's store at once.
+trait AnyStore: Any + Send + Sync {
+    fn release_buffers(&self);
+    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+}
+
+impl<Scalar: PrimeField> AnyStore for Store<Scalar> {
+    fn release_buffers(&self) {
+        let released = lock(&self.state).spent.take();
+        // Freed outside the lock: returning gigabytes to the system takes a while.
+        drop(released);
+    }
+
+    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+}
+
 /// The store of `Scalar`'s recordings, one per field type for the whole process.
 fn store<Scalar: PrimeField>() -> Arc<Store<Scalar>> {
-    type Stores = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
-    static STORES: OnceLock<Mutex<Stores>> = OnceLock::new();
-    let mut stores = lock(STORES.get_or_init(Default::default));
+    let mut stores = lock(stores());
     let store = stores.entry(TypeId::of::<Scalar>()).or_insert_with(|| {
         Arc::new(Store::<Scalar> {
             state: Mutex::new(State {
@@ -151,11 +216,13 @@ fn store<Scalar: PrimeField>() -> Arc<Store<Scalar>> {
                 entries: HashMap::new(),
                 refused: HashSet::new(),
                 recording: false,
+                spent: None,
             }),
             recorded: Condvar::new(),
         })
     });
     Arc::clone(store)
+        .as_any()
         .downcast::<Store<Scalar>>()
         .expect("stores are filed under their own type")
 }
@@ -173,10 +240,14 @@ enum Plan<Scalar: PrimeField> {
     Record,
 }
 
-/// Vectors of a batch, and the key of a recording that still needs a verified proof.
+/// Vectors of a batch, the structure they were evaluated for, and the key of a recording
+/// that still needs a verified proof.
 pub struct CachedBatch<Scalar> {
     /// The vectors, in the batch's order.
     pub vectors: Vec<ProverVectors<Scalar>>,
+    /// The key of the recording the batch was evaluated with (none when it was synthesized
+    /// directly): where [`give_back`] files the spent vectors.
+    pub evaluated_with: Option<Key>,
     /// The key of the recording the batch was synthesized with, when no proof made with it
     /// has verified yet: pass the verdict on the first proof to [`proof_verified`].
     pub unverified: Option<Key>,
@@ -315,6 +386,20 @@ impl<Scalar: PrimeField> Store<Scalar> {
     fn evict(&self, key: &Key) {
         lock(&self.state).entries.remove(key);
     }
+
+    /// Up to `count` spent vectors kept for the structure `key`, or none.
+    fn take_spent(&self, key: &Key, count: usize) -> Vec<ProverVectors<Scalar>> {
+        let mut state = lock(&self.state);
+        let Some((held, spent)) = &mut state.spent else {
+            return Vec::new();
+        };
+        if held != key {
+            return Vec::new();
+        }
+        let taken = spent.split_off(spent.len().saturating_sub(count));
+        state.stats.reused_buffers += taken.len() as u64;
+        taken
+    }
 }
 
 /// Clears the recording flag if the recording caller fails or panics before filing.
@@ -352,6 +437,7 @@ where
     if circuits.is_empty() {
         return Ok(CachedBatch {
             vectors: Vec::new(),
+            evaluated_with: None,
             unverified: None,
         });
     }
@@ -365,11 +451,13 @@ where
             let vectors = evaluate_all(&store, &key, &recording, verified, circuits, 0)?;
             Ok(CachedBatch {
                 vectors,
+                evaluated_with: Some(key),
                 unverified: (!verified).then_some(key),
             })
         }
         Plan::Direct { shape } => Ok(CachedBatch {
             vectors: synthesize_directly(circuits, shape)?,
+            evaluated_with: None,
             unverified: None,
         }),
         Plan::Record => record_first(
@@ -401,8 +489,9 @@ where
 }
 
 /// Witness generation on the rayon pool, one task per member, each evaluating on all
-/// threads. A member of another structure is an error; an unverified recording it does not
-/// fit is dropped from the cache.
+/// threads, into spent vectors kept for this structure where there are some. A member of
+/// another structure is an error; an unverified recording it does not fit is dropped from
+/// the cache.
 fn evaluate_all<Scalar, C>(
     store: &Store<Scalar>,
     key: &Key,
@@ -415,9 +504,12 @@ where
     Scalar: PrimeField,
     C: Circuit<Scalar> + Send,
 {
+    let mut targets = store.take_spent(key, circuits.len());
+    targets.resize_with(circuits.len(), ProverVectors::default);
     let results: Vec<_> = circuits
         .into_par_iter()
-        .map(|circuit| recording.synthesize(circuit))
+        .zip(targets)
+        .map(|(circuit, target)| recording.synthesize_into(circuit, target))
         .collect();
     let refused = results.iter().any(|r| {
         matches!(
@@ -484,6 +576,7 @@ where
             vectors.extend(evaluate_all(store, &key, &recording, false, rest, 1)?);
             Ok(CachedBatch {
                 vectors,
+                evaluated_with: Some(key),
                 unverified: Some(key),
             })
         }
@@ -514,6 +607,7 @@ where
     vectors.extend(synthesize_directly(rest, Some(shape)).map_err(|e| shift(e, 1))?);
     Ok(CachedBatch {
         vectors,
+        evaluated_with: None,
         unverified: None,
     })
 }
@@ -584,13 +678,37 @@ pub fn proof_verified<Scalar: PrimeField>(key: &Key, verified: bool) {
     }
 }
 
+/// Hands a batch's spent vectors back (what [`crate::prover`]'s `prove_keeping_buffers`
+/// returns; their contents do not matter, every value is written again), to be synthesized into by the next batch of the structure `key` (a batch's
+/// [`CachedBatch::evaluated_with`]). Kept only while [`retains_buffers`], and for one
+/// structure at a time: vectors of another structure replace those held.
+pub fn give_back<Scalar: PrimeField>(key: &Key, mut spent: Vec<ProverVectors<Scalar>>) {
+    if !retains_buffers() {
+        return;
+    }
+    let store = store::<Scalar>();
+    let replaced = {
+        let mut state = lock(&store.state);
+        match &mut state.spent {
+            Some((held, kept)) if held == key => {
+                kept.append(&mut spent);
+                None
+            }
+            slot => slot.replace((*key, spent)),
+        }
+    };
+    // Freed outside the lock: returning gigabytes to the system takes a while.
+    drop(replaced);
+}
+
 /// What the cache of `Scalar`'s recordings has done in this process.
 pub fn stats<Scalar: PrimeField>() -> CacheStats {
     lock(&store::<Scalar>().state).stats
 }
 
 /// Drops every recording of `Scalar` held in memory (their memory is freed once no batch
-/// uses them) and forgets which files were refused; the persistent cache's files stay.
+/// uses them) and forgets which files were refused; the persistent cache's files stay, and
+/// so do spent vectors kept for a structure (switching retention off frees those).
 pub fn clear<Scalar: PrimeField>() {
     let store = store::<Scalar>();
     let mut state = lock(&store.state);

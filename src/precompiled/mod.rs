@@ -222,7 +222,25 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         &self,
         circuit: C,
     ) -> Result<ProverVectors<Scalar>, Error> {
-        self.evaluate(self.witness(circuit)?)
+        self.synthesize_into(circuit, ProverVectors::default())
+    }
+
+    /// [`Self::synthesize`] into the storage of `target` (vectors a prover handed back:
+    /// whatever they hold is replaced), so the pages they own are written again instead of
+    /// fresh ones faulted in.
+    pub fn synthesize_into<C: Circuit<Scalar>>(
+        &self,
+        circuit: C,
+        mut target: ProverVectors<Scalar>,
+    ) -> Result<ProverVectors<Scalar>, Error> {
+        let buffers = Witness {
+            inputs: std::mem::take(&mut target.input_assignment),
+            aux: std::mem::take(&mut target.aux_assignment),
+            constraints: 0,
+        };
+        let witness = self.witness_into(circuit, buffers)?;
+        self.evaluate_into(witness, &mut target)?;
+        Ok(target)
     }
 
     fn check_structure(&self, witness: &Witness<Scalar>) -> Result<(), Error> {
@@ -296,10 +314,13 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         self.check_structure(&witness)?;
         kinds.classify(&witness.inputs, &witness.aux)?;
         let rows = self.matrices[0].rows();
-        // Ask for the memory here, where running out is an error, not an abort; vectors of
-        // the right length are overwritten in place.
+        // Ask for the memory here, where running out is an error, not an abort. Vectors at
+        // least as long (recycled, or a prover's padded domains handed back) are cut to
+        // length and overwritten in place: every row is written again.
         for vector in [&mut target.a, &mut target.b, &mut target.c] {
-            if vector.len() != rows {
+            if vector.len() >= rows {
+                vector.truncate(rows);
+            } else {
                 vector.clear();
                 reserve(vector, rows, "constraint values")?;
             }
