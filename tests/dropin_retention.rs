@@ -63,7 +63,11 @@ fn retained_buffers_serve_the_next_batch_of_their_structure_with_the_same_proofs
     // members' vectors come back.
     assert_eq!(prove(2, &two), expected_two, "cold");
     let before = reused();
-    assert_eq!(prove(2, &two), expected_two, "warm, into handed-back vectors");
+    assert_eq!(
+        prove(2, &two),
+        expected_two,
+        "warm, into handed-back vectors"
+    );
     assert_eq!(reused() - before, 3);
     assert_eq!(prove(2, &two), expected_two, "again");
     assert_eq!(reused() - before, 6);
