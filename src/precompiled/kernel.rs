@@ -55,6 +55,26 @@ const MAX_DOUBLINGS: u8 = 6;
 struct Large {
     negative: bool,
     magnitude: [u64; 4],
+    /// `k` when the magnitude is `2^k` (MultiEq's packing weights): one bit to add.
+    power: Option<u8>,
+}
+
+impl Large {
+    fn new(negative: bool, magnitude: [u64; 4]) -> Self {
+        let ones: u32 = magnitude.iter().map(|limb| limb.count_ones()).sum();
+        let power = (ones == 1).then(|| {
+            let limb = magnitude
+                .iter()
+                .position(|&limb| limb != 0)
+                .expect("one bit set");
+            (64 * limb as u32 + magnitude[limb].trailing_zeros()) as u8
+        });
+        Large {
+            negative,
+            magnitude,
+            power,
+        }
+    }
 }
 
 /// What the integer path needs of the field: its order, and 2^256 as a field element.
@@ -131,15 +151,9 @@ impl<Scalar: PrimeField> IntegerField<Scalar> {
         let positive = limbs(value.to_repr().as_ref());
         let negated = limbs((-*value).to_repr().as_ref());
         if less(&negated, &positive) {
-            Large {
-                negative: true,
-                magnitude: negated,
-            }
+            Large::new(true, negated)
         } else {
-            Large {
-                negative: false,
-                magnitude: positive,
-            }
+            Large::new(false, positive)
         }
     }
 
@@ -324,21 +338,15 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         }
     }
 
-    /// The rest of a row from term `from`, the first off the small-integer path: large
-    /// coefficients summed in 320 bits, values other than 0 and 1 multiplied in the field.
+    /// A row off the small-integer path: small coefficients over bits summed as integers,
+    /// large ones in 320 bits, values other than 0 and 1 multiplied in the field.
     #[inline(never)]
-    fn spilled_row(
-        &self,
-        field: &IntegerField<Scalar>,
-        columns: &[u32],
-        ids: &[u16],
-        from: usize,
-        mut integer: i64,
-    ) -> Scalar {
+    fn spilled_row(&self, field: &IntegerField<Scalar>, columns: &[u32], ids: &[u16]) -> Scalar {
         let kinds = self.kinds.map();
+        let mut integer = 0i64;
         let mut large = [[0u64; 5]; 2];
         let mut other = Scalar::ZERO;
-        for (&column, &id) in columns.iter().zip(ids).skip(from) {
+        for (&column, &id) in columns.iter().zip(ids) {
             let kind = kinds[column as usize & self.kinds.mask];
             let coeff = self.table.small[id as usize];
             if kind > KIND_ONE {
@@ -347,7 +355,11 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
                 integer += coeff & -i64::from(kind);
             } else if kind == KIND_ONE {
                 let term = &self.table.large[id as usize];
-                add_to(&mut large[usize::from(term.negative)], &term.magnitude);
+                let acc = &mut large[usize::from(term.negative)];
+                match term.power {
+                    Some(k) => add_power(acc, k),
+                    None => add_to(acc, &term.magnitude),
+                }
             }
         }
         let [positive, negative] = &large;
@@ -385,17 +397,12 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             let (start, count) = (first + offset, BLOCK.min(rows - offset));
             let [a, b, c] = out.block(offset, count);
             let [ia, ib, ic] = &mut integers;
-            pass(&matrices[0], start, a, ia, &sum);
-            pass(&matrices[1], start, b, ib, &sum);
-            pass(&matrices[2], start, c, ic, &sum);
-            if failed.is_none() {
-                let rows = a.iter().zip(b.iter()).zip(c.iter());
-                let sums = ia.iter().zip(ib.iter()).zip(ic.iter());
-                failed = rows
-                    .zip(sums)
-                    .position(|(((a, b), c), ((&x, &y), &z))| !satisfied((x, y, z), [a, b, c]))
-                    .map(|row| start + row);
-            }
+            let (ia, ib, ic) = (&mut ia[..count], &mut ib[..count], &mut ic[..count]);
+            sum.pass(&matrices[0], start, a, ia);
+            sum.pass(&matrices[1], start, b, ib);
+            sum.pass(&matrices[2], start, c, ic);
+            let unsatisfied = sum.finish([a, b, c], [ia, ib, ic]);
+            failed = failed.or(unsatisfied.map(|row| start + row));
             out.commit(count);
         }
         failed
@@ -468,13 +475,19 @@ impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
     }
 }
 
-/// How a row's terms are summed: into `out`, returning the sum as an integer when it is one.
+/// How the rows of one matrix are summed, a block at a time.
 trait RowSum<Scalar> {
-    fn sum(&self, columns: &[u32], ids: &[u16], out: &mut Scalar) -> Option<i64>;
+    /// Rows `first..first + out.len()` of `matrix`: their sums as integers into `integers`
+    /// where they are small integers (their field elements follow in [`Self::finish`]),
+    /// else [`NOT_INTEGER`] there and the field element into `out`.
+    fn pass(&self, matrix: &Matrix, first: usize, out: &mut [Scalar], integers: &mut [i64]);
+
+    /// Completes a block's rows: the field elements of the integer sums into `out`, then
+    /// the first row (of the block) that is not satisfied, if any.
+    fn finish(&self, out: [&mut [Scalar]; 3], integers: [&mut [i64]; 3]) -> Option<usize>;
 }
 
-/// Integer sums, for fields that allow them: what the row loop reads, flattened so that it
-/// stays in registers.
+/// Integer sums, for fields that allow them.
 struct IntegerSum<'a, 'b, Scalar> {
     /// The kind map, at least `mask + 1` long.
     kinds: &'a [u8],
@@ -485,41 +498,109 @@ struct IntegerSum<'a, 'b, Scalar> {
 }
 
 impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
-    /// The terms of a row into `out`; returns the row's sum as an integer when it is one
-    /// (no large coefficient met a one, no value other than 0 and 1 met a coefficient). The
-    /// matrix invariants (checked before a recording exists) and the witness structure
-    /// check keep every index in bounds.
-    ///
-    /// The loop here is the common case, small coefficients over bits; the first term off
-    /// that path hands the rest of the row over.
+    /// The common rows' sums in one tight loop, then the rows it left (a large coefficient,
+    /// or a value other than 0 and 1) on the spilled path.
     #[inline(always)]
-    fn sum(&self, columns: &[u32], ids: &[u16], out: &mut Scalar) -> Option<i64> {
-        let ids = &ids[..columns.len()];
-        // Sliced to exactly `mask + 1`, a masked position needs no bounds check.
-        let kinds = &self.kinds[..=self.mask];
-        let mut integer: i64 = 0;
-        for term in 0..columns.len() {
-            let kind = kinds[columns[term] as usize & self.mask];
-            let coeff = self.small[ids[term] as usize];
+    fn pass(&self, matrix: &Matrix, first: usize, out: &mut [Scalar], integers: &mut [i64]) {
+        let all_small = integer_rows(matrix, first, integers, self.kinds, self.mask, self.small);
+        if all_small {
+            return;
+        }
+        for (row, (out, &integer)) in out.iter_mut().zip(&*integers).enumerate() {
+            if integer == NOT_INTEGER {
+                let range = matrix.row_starts[first + row] as usize
+                    ..matrix.row_starts[first + row + 1] as usize;
+                *out = self.rows.spilled_row(
+                    self.field,
+                    &matrix.columns[range.clone()],
+                    &matrix.coeff_ids[range],
+                );
+            }
+        }
+    }
+
+    /// One loop over the block's constraints: each integer sum becomes its field element (a
+    /// table lookup for the small sums nearly all rows have), and a constraint of three
+    /// integer sums is checked in integers.
+    #[inline(always)]
+    fn finish(&self, [a, b, c]: [&mut [Scalar]; 3], [x, y, z]: [&mut [i64]; 3]) -> Option<usize> {
+        let mut failed = None;
+        let rows = a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut());
+        let sums = x.iter().zip(y.iter()).zip(z.iter());
+        for (row, (((a, b), c), ((&x, &y), &z))) in rows.zip(sums).enumerate() {
+            let mut small = true;
+            for (out, sum) in [(&mut *a, x), (&mut *b, y), (&mut *c, z)] {
+                // One comparison finds both the table's sums and the others (NOT_INTEGER
+                // wraps far past the table).
+                match self
+                    .field
+                    .small_sums
+                    .get(sum.wrapping_add(SMALL_SUMS) as usize)
+                {
+                    Some(element) => *out = *element,
+                    None => {
+                        small = false;
+                        if sum != NOT_INTEGER {
+                            *out = from_i128(i128::from(sum));
+                        }
+                    }
+                }
+            }
+            // Sums within the table are below 2^6 in magnitude: their product fits an i64.
+            let holds = if small {
+                x * y == z
+            } else {
+                satisfied((x, y, z), [a, b, c])
+            };
+            if !holds && failed.is_none() {
+                failed = Some(row);
+            }
+        }
+        failed
+    }
+}
+
+/// The integer sums of the rows of `matrix` from `first` on, one per element of `integers`,
+/// for rows whose terms are small coefficients over 0/1 values; [`NOT_INTEGER`] for every
+/// other row. Returns whether there was no such other row. Not inlined, and calling
+/// nothing: the loop keeps its pointers and sum in registers. One check per row keeps the
+/// term indices in bounds, and the kind map, sliced to exactly `mask + 1`, needs none for a
+/// masked position.
+#[inline(never)]
+fn integer_rows(
+    matrix: &Matrix,
+    first: usize,
+    integers: &mut [i64],
+    kinds: &[u8],
+    mask: usize,
+    small: &[i64; 1 << 16],
+) -> bool {
+    let kinds = &kinds[..=mask];
+    let starts = &matrix.row_starts[first..=first + integers.len()];
+    let columns = &matrix.columns[..];
+    let ids = &matrix.coeff_ids[..columns.len()];
+    let mut term = starts[0] as usize;
+    let mut all_small = true;
+    for (integer, &end) in integers.iter_mut().zip(&starts[1..]) {
+        let end = end as usize;
+        assert!(end <= columns.len(), "row ends within the matrix");
+        let mut sum: i64 = 0;
+        while term < end {
+            let kind = kinds[columns[term] as usize & mask];
+            let coeff = small[ids[term] as usize];
             if kind > KIND_ONE || coeff == NOT_SMALL {
-                *out = self
-                    .rows
-                    .spilled_row(self.field, columns, ids, term, integer);
-                return None;
+                sum = NOT_INTEGER;
+                all_small = false;
+                break;
             }
             // `kind` is 0 or 1: add the coefficient or nothing, without a branch.
-            integer += coeff & -i64::from(kind);
+            sum += coeff & -i64::from(kind);
+            term += 1;
         }
-        match self
-            .field
-            .small_sums
-            .get(integer.wrapping_add(SMALL_SUMS) as usize)
-        {
-            Some(element) => *out = *element,
-            None => *out = from_i128(i128::from(integer)),
-        }
-        Some(integer)
+        term = end;
+        *integer = sum;
     }
+    all_small
 }
 
 /// Field sums throughout.
@@ -528,10 +609,20 @@ struct FieldSum<'a, 'b, Scalar> {
 }
 
 impl<Scalar: PrimeField> RowSum<Scalar> for FieldSum<'_, '_, Scalar> {
-    #[inline(always)]
-    fn sum(&self, columns: &[u32], ids: &[u16], out: &mut Scalar) -> Option<i64> {
-        *out = self.rows.field_row(columns, ids);
-        None
+    fn pass(&self, matrix: &Matrix, first: usize, out: &mut [Scalar], integers: &mut [i64]) {
+        let starts = &matrix.row_starts[first..=first + out.len()];
+        for ((out, integer), ends) in out.iter_mut().zip(integers).zip(starts.windows(2)) {
+            let range = ends[0] as usize..ends[1] as usize;
+            *out = self
+                .rows
+                .field_row(&matrix.columns[range.clone()], &matrix.coeff_ids[range]);
+            *integer = NOT_INTEGER;
+        }
+    }
+
+    fn finish(&self, [a, b, c]: [&mut [Scalar]; 3], _: [&mut [i64]; 3]) -> Option<usize> {
+        let mut rows = a.iter().zip(b.iter()).zip(c.iter());
+        rows.position(|((a, b), c)| !field_satisfied(a, b, c))
     }
 }
 
@@ -541,32 +632,6 @@ const BLOCK: usize = 256;
 /// Marks a row whose sum is not an integer: no integer sum reaches it (a row holds fewer
 /// than 2^32 terms, each below 2^31 in magnitude).
 const NOT_INTEGER: i64 = i64::MIN;
-
-/// The rows of `matrix` from `first` on, one per element of `out`, summed into `out`, their
-/// integer sums (or [`NOT_INTEGER`]) into `integers`. Not inlined: on its own the row loop
-/// keeps its pointers and sums in registers.
-#[inline(never)]
-fn pass<Scalar, S: RowSum<Scalar>>(
-    matrix: &Matrix,
-    first: usize,
-    out: &mut [Scalar],
-    integers: &mut [i64],
-    sum: &S,
-) {
-    let ends = &matrix.row_starts[first + 1..=first + out.len()];
-    let mut start = matrix.row_starts[first] as usize;
-    for ((out, integer), &end) in out.iter_mut().zip(integers).zip(ends) {
-        let range = start..end as usize;
-        start = range.end;
-        *integer = sum
-            .sum(
-                &matrix.columns[range.clone()],
-                &matrix.coeff_ids[range],
-                out,
-            )
-            .unwrap_or(NOT_INTEGER);
-    }
-}
 
 /// `acc += value`, with carries, in 320 bits (sums of up to 2^64 256-bit terms fit).
 #[inline]
@@ -579,6 +644,20 @@ fn add_to(acc: &mut [u64; 5], value: &[u64; 4]) {
         carry = c1 | c2;
     }
     acc[4] += u64::from(carry);
+}
+
+/// `acc += 2^k`, with carries, in 320 bits.
+#[inline]
+fn add_power(acc: &mut [u64; 5], k: u8) {
+    let limb = usize::from(k / 64);
+    let (sum, mut carry) = acc[limb].overflowing_add(1 << (k % 64));
+    acc[limb] = sum;
+    for higher in &mut acc[limb + 1..] {
+        if !carry {
+            break;
+        }
+        (*higher, carry) = higher.overflowing_add(1);
+    }
 }
 
 /// Whether `a * b = c`: in integers when all three rows are integers (exact, since sums
@@ -610,6 +689,7 @@ fn field_satisfied<Scalar: PrimeField>(a: &Scalar, b: &Scalar, c: &Scalar) -> bo
 /// is not satisfied, if any. Vectors of the right length (the previous proof's) are
 /// overwritten in place; others are refilled from empty, each value written once (no
 /// zero-filling first), and must already hold the rows' capacity.
+#[inline(never)] // called once per evaluation; kept apart so profiles can single it out
 pub(crate) fn evaluate_rows<Scalar: PrimeField>(
     matrices: &[Matrix; 3],
     table: &CoefficientTable<Scalar>,
@@ -716,8 +796,12 @@ mod tests {
         );
         assert_eq!(table.large[5].magnitude, [0, 0, 0, 1 << 8]);
         assert!(!table.large[5].negative);
+        assert_eq!(table.large[5].power, Some(200));
         assert_eq!(table.large[6].magnitude, [0, 0, 0, 1 << 58]);
         assert!(table.large[6].negative);
+        assert_eq!(table.large[6].power, Some(250));
+        assert_eq!(table.large[4].power, None, "3 is no power of two");
+        assert_eq!(table.large[3].power, Some(40));
     }
 
     /// Rows of random coefficients (small, large, negative) over random 0/1 and other
@@ -752,10 +836,16 @@ mod tests {
         };
         let mut matrix = Matrix::default();
         let mut expected = Vec::new();
-        for _ in 0..300 {
+        for row in 0..600 {
             let mut sum = Fr::ZERO;
-            for _ in 0..rng.next_u32() % 1200 {
-                let id = (rng.next_u32() as usize % dictionary.len()) as u16;
+            // Long rows of every coefficient, and short rows of small ones over bits (the
+            // common rows, summed in integers), some with a term off that path.
+            let (terms, ids) = match row % 3 {
+                0 => (rng.next_u32() % 1200, dictionary.len()),
+                _ => (rng.next_u32() % 5, 2 * 3),
+            };
+            for _ in 0..terms {
+                let id = (rng.next_u32() as usize % ids) as u16;
                 let column = match rng.next_u32() % 10 {
                     0 => 400 + rng.next_u32() % 2,
                     _ => rng.next_u32() % 400,
@@ -774,16 +864,32 @@ mod tests {
             rows: &rows,
             field: table.integers.as_ref().unwrap(),
         };
-        for (row, expected) in expected.iter().enumerate() {
-            let mut out = Fr::ZERO;
-            let range = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
-            let (columns, ids) = (&matrix.columns[range.clone()], &matrix.coeff_ids[range]);
-            let integer = sum.sum(columns, ids, &mut out);
-            assert_eq!(out, *expected, "row {row}");
-            if let Some(integer) = integer {
-                assert_eq!(from_i128::<Fr>(i128::from(integer)), *expected, "row {row}");
+        let (mut out, mut integers) = (vec![Fr::ZERO; BLOCK], vec![0; BLOCK]);
+        let (mut ones, mut one_sums) = (vec![Fr::ONE; BLOCK], vec![1; BLOCK]);
+        let mut integer_rows = 0;
+        for first in (0..expected.len()).step_by(BLOCK) {
+            let rows = BLOCK.min(expected.len() - first);
+            let (out, integers) = (&mut out[..rows], &mut integers[..rows]);
+            sum.pass(&matrix, first, out, integers);
+            // `finish` writes the integer rows' elements; here `row * 1 = row` holds.
+            let (b, y) = (&mut ones[..rows], &mut one_sums[..rows]);
+            let mut c = out.to_vec();
+            let mut z = integers.to_vec();
+            assert_eq!(sum.finish([out, b, &mut c], [integers, y, &mut z]), None);
+            integer_rows += integers.iter().filter(|&&x| x != NOT_INTEGER).count();
+            for row in 0..rows {
+                let expected = expected[first + row];
+                assert_eq!(out[row], expected, "row {}", first + row);
+                if integers[row] != NOT_INTEGER {
+                    let integer = from_i128::<Fr>(i128::from(integers[row]));
+                    assert_eq!(integer, expected, "row {}", first + row);
+                }
             }
         }
+        assert!(
+            integer_rows > 200,
+            "{integer_rows} rows took the integer path"
+        );
     }
 
     #[test]
