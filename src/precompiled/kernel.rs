@@ -594,7 +594,7 @@ fn integer_rows(
                 break;
             }
             // `kind` is 0 or 1: add the coefficient or nothing, without a branch.
-            sum += coeff & -i64::from(kind);
+            sum += coeff * i64::from(kind);
             term += 1;
         }
         term = end;
