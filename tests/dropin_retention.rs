@@ -1,7 +1,7 @@
 //! Buffer retention in the drop-in batch prover: with it on, each batch synthesizes into the
 //! vectors the previous batch of its structure handed back, and the proofs stay
-//! bellperson's, byte for byte; another structure's vectors replace them; switched off, none
-//! are kept.
+//! bellperson's, byte for byte; another structure's vectors replace them; forgetting a
+//! structure drops its recording and vectors; switched off, none are kept.
 //!
 //! Retention and the cache are process-wide, so this is its own test binary, one test.
 
@@ -79,6 +79,21 @@ fn retained_buffers_serve_the_next_batch_of_their_structure_with_the_same_proofs
     assert_eq!(reused() - before, 0);
     assert_eq!(prove(2, &two), expected_two);
     assert_eq!(reused() - before, 3);
+
+    // Forgetting a structure drops its recording and the vectors kept for it.
+    let key = [7u8; synthpool::precompiled::KEY_LEN];
+    let batch = || cache::synthesize_cached::<Fr, _>(num(&xs, 2), &|_| Some(key)).unwrap();
+    let stats = cache::stats::<Fr>;
+    let before = stats();
+    cache::give_back(&key, batch().vectors);
+    assert_eq!(stats().recorded - before.recorded, 1);
+    cache::give_back(&key, batch().vectors);
+    assert_eq!(stats().reused_buffers - before.reused_buffers, 3);
+    cache::forget::<Fr>(&key);
+    let vectors = batch().vectors;
+    assert_eq!(stats().recorded - before.recorded, 2, "recorded again");
+    assert_eq!(stats().reused_buffers - before.reused_buffers, 3, "nothing kept");
+    assert_eq!(vectors[1], synthpool::synthesize(num(&xs, 2).remove(1)).unwrap());
 
     // Switched off: the kept vectors are freed and none are kept after a batch.
     set_retain_buffers(false);

@@ -484,16 +484,20 @@ impl Workload {
                 Self::evaluate(recording, buffers, witness, recycled)
             }),
             Path::DropIn { warm, retained } => {
-                if !warm {
-                    cache::clear::<Scalar>();
-                }
-                // Retention stays on for every drop-in run (switching it off would free
-                // what the retained variant keeps between its runs); the retained variant
-                // files its recording and vectors under a key of its own, which the others
-                // never ask for, and only it hands vectors back.
-                cache::set_retain_buffers(true);
+                // Each drop-in variant files its recording under a key of its own, so the
+                // cold one forgets only its own. Retention stays on for every drop-in run
+                // (switching it off would free what the retained variant keeps between its
+                // runs); only the retained variant hands vectors back.
                 let mut key = *key;
-                key[0] ^= u8::from(retained);
+                key[0] ^= match (warm, retained) {
+                    (false, _) => 2,
+                    (true, false) => 0,
+                    (true, true) => 1,
+                };
+                if !warm {
+                    cache::forget::<Scalar>(&key);
+                }
+                cache::set_retain_buffers(true);
                 let circuits = vec![self.circuit(GadgetSet::Synthpool); 2];
                 let batch = cache::synthesize_cached::<Scalar, _>(circuits, &|_| Some(key))?;
                 if let (true, Some(key)) = (retained, batch.evaluated_with) {

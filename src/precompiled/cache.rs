@@ -706,6 +706,23 @@ pub fn stats<Scalar: PrimeField>() -> CacheStats {
     lock(&store::<Scalar>().state).stats
 }
 
+/// Drops the recording of `Scalar` cached for the structure `key` (a process done with a
+/// proof type or sector size frees it this way), and the spent vectors kept for it; its
+/// persistent cache file stays.
+pub fn forget<Scalar: PrimeField>(key: &Key) {
+    let store = store::<Scalar>();
+    let released = {
+        let mut state = lock(&store.state);
+        state.entries.remove(key);
+        match &state.spent {
+            Some((held, _)) if held == key => state.spent.take(),
+            _ => None,
+        }
+    };
+    // Freed outside the lock: returning gigabytes to the system takes a while.
+    drop(released);
+}
+
 /// Drops every recording of `Scalar` held in memory (their memory is freed once no batch
 /// uses them) and forgets which files were refused; the persistent cache's files stay, and
 /// so do spent vectors kept for a structure (switching retention off frees those).
