@@ -92,8 +92,15 @@ fn retained_buffers_serve_the_next_batch_of_their_structure_with_the_same_proofs
     cache::forget::<Fr>(&key);
     let vectors = batch().vectors;
     assert_eq!(stats().recorded - before.recorded, 2, "recorded again");
-    assert_eq!(stats().reused_buffers - before.reused_buffers, 3, "nothing kept");
-    assert_eq!(vectors[1], synthpool::synthesize(num(&xs, 2).remove(1)).unwrap());
+    assert_eq!(
+        stats().reused_buffers - before.reused_buffers,
+        3,
+        "nothing kept"
+    );
+    assert_eq!(
+        vectors[1],
+        synthpool::synthesize(num(&xs, 2).remove(1)).unwrap()
+    );
 
     // Switched off: the kept vectors are freed and none are kept after a batch.
     set_retain_buffers(false);
