@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError, Variable};
 use blstrs::{Bls12, Scalar as Fr};
-use common::NumCircuit;
+use common::{num_circuits as num, NumCircuit};
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
@@ -35,15 +35,6 @@ fn serialized<P>(proofs: &[P], write: impl Fn(&P, &mut Vec<u8>) -> std::io::Resu
 
 fn bytes_027(proofs: &[bellperson_027::groth16::Proof<Bls12>]) -> Proofs {
     serialized(proofs, |p, out| p.write(out))
-}
-
-fn num(xs: &[u64], rounds: usize) -> Vec<NumCircuit> {
-    xs.iter()
-        .map(|&x| NumCircuit {
-            x: Some(Fr::from(x)),
-            rounds,
-        })
-        .collect()
 }
 
 fn stats() -> CacheStats {

@@ -8,20 +8,11 @@
 mod common;
 
 use blstrs::{Bls12, Scalar as Fr};
-use common::NumCircuit;
+use common::{num_circuits as num, NumCircuit};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 use synthpool::groth16::{set_retain_buffers, v0_27 as ours};
 use synthpool::precompiled::cache;
-
-fn num(xs: &[u64], rounds: usize) -> Vec<NumCircuit> {
-    xs.iter()
-        .map(|&x| NumCircuit {
-            x: Some(Fr::from(x)),
-            rounds,
-        })
-        .collect()
-}
 
 fn reused() -> u64 {
     cache::stats::<Fr>().reused_buffers

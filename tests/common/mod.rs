@@ -330,6 +330,16 @@ pub struct NumCircuit {
     pub rounds: usize,
 }
 
+/// One [`NumCircuit`] of `rounds` per value of `xs`: a batch of one structure.
+pub fn num_circuits(xs: &[u64], rounds: usize) -> Vec<NumCircuit> {
+    xs.iter()
+        .map(|&x| NumCircuit {
+            x: Some(Fr::from(x)),
+            rounds,
+        })
+        .collect()
+}
+
 impl Circuit<Fr> for NumCircuit {
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         let mut x = AllocatedNum::alloc(cs.namespace(|| "x"), || {
