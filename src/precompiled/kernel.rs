@@ -315,6 +315,8 @@ struct Rows<'a, Scalar> {
     aux: &'a [Scalar],
     kinds: &'a ValueKinds,
     table: &'a CoefficientTable<Scalar>,
+    /// Per matrix, the blocks whose rows are each one term of coefficient 1.
+    unit_blocks: &'a [Vec<bool>; 3],
 }
 
 impl<Scalar: PrimeField> Rows<'_, Scalar> {
@@ -398,9 +400,11 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             let [a, b, c] = out.block(offset, count);
             let [ia, ib, ic] = &mut integers;
             let (ia, ib, ic) = (&mut ia[..count], &mut ib[..count], &mut ic[..count]);
-            sum.pass(&matrices[0], start, a, ia);
-            sum.pass(&matrices[1], start, b, ib);
-            sum.pass(&matrices[2], start, c, ic);
+            // Blocks start at multiples of BLOCK (chunks at multiples of ROWS_PER_TASK).
+            let unit = |m: usize| self.unit_blocks[m].get(start / BLOCK) == Some(&true);
+            sum.pass(&matrices[0], start, a, ia, unit(0));
+            sum.pass(&matrices[1], start, b, ib, unit(1));
+            sum.pass(&matrices[2], start, c, ic, unit(2));
             let unsatisfied = sum.finish([a, b, c], [ia, ib, ic]);
             failed = failed.or(unsatisfied.map(|row| start + row));
             out.commit(count);
@@ -479,8 +483,16 @@ impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
 trait RowSum<Scalar> {
     /// Rows `first..first + out.len()` of `matrix`: their sums as integers into `integers`
     /// where they are small integers (their field elements follow in [`Self::finish`]),
-    /// else [`NOT_INTEGER`] there and the field element into `out`.
-    fn pass(&self, matrix: &Matrix, first: usize, out: &mut [Scalar], integers: &mut [i64]);
+    /// else [`NOT_INTEGER`] there and the field element into `out`. `unit`: every row is
+    /// one term of coefficient 1 (see [`unit_blocks`]).
+    fn pass(
+        &self,
+        matrix: &Matrix,
+        first: usize,
+        out: &mut [Scalar],
+        integers: &mut [i64],
+        unit: bool,
+    );
 
     /// Completes a block's rows: the field elements of the integer sums into `out`, then
     /// the first row (of the block) that is not satisfied, if any.
@@ -501,8 +513,19 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
     /// The common rows' sums in one tight loop, then the rows it left (a large coefficient,
     /// or a value other than 0 and 1) on the spilled path.
     #[inline(always)]
-    fn pass(&self, matrix: &Matrix, first: usize, out: &mut [Scalar], integers: &mut [i64]) {
-        let all_small = integer_rows(matrix, first, integers, self.kinds, self.mask, self.small);
+    fn pass(
+        &self,
+        matrix: &Matrix,
+        first: usize,
+        out: &mut [Scalar],
+        integers: &mut [i64],
+        unit: bool,
+    ) {
+        let all_small = if unit {
+            unit_rows(matrix, first, integers, self.kinds, self.mask)
+        } else {
+            integer_rows(matrix, first, integers, self.kinds, self.mask, self.small)
+        };
         if all_small {
             return;
         }
@@ -603,13 +626,70 @@ fn integer_rows(
     all_small
 }
 
+/// [`integer_rows`] for a block whose rows are each one term of coefficient 1: the sum is
+/// the value's kind where that is 0 or 1.
+#[inline(never)]
+fn unit_rows(
+    matrix: &Matrix,
+    first: usize,
+    integers: &mut [i64],
+    kinds: &[u8],
+    mask: usize,
+) -> bool {
+    let kinds = &kinds[..=mask];
+    let (lo, hi) = (
+        matrix.row_starts[first] as usize,
+        matrix.row_starts[first + integers.len()] as usize,
+    );
+    let columns = &matrix.columns[lo..hi];
+    assert_eq!(
+        columns.len(),
+        integers.len(),
+        "a unit block has one term per row"
+    );
+    let mut all_small = true;
+    for (integer, &column) in integers.iter_mut().zip(columns) {
+        let kind = kinds[column as usize & mask];
+        *integer = if kind > KIND_ONE {
+            all_small = false;
+            NOT_INTEGER
+        } else {
+            i64::from(kind)
+        };
+    }
+    all_small
+}
+
+/// Which blocks of [`BLOCK`] rows of `matrix` (from row 0) are each one term of coefficient
+/// 1, which the kernel sums by looking at the value's kind alone.
+pub(crate) fn unit_blocks<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> Vec<bool> {
+    let starts = &matrix.row_starts;
+    (0..matrix.rows())
+        .step_by(BLOCK)
+        .map(|first| {
+            let last = matrix.rows().min(first + BLOCK);
+            (first..last).all(|row| {
+                let (start, end) = (starts[row] as usize, starts[row + 1] as usize);
+                end == start + 1 && table.small[usize::from(matrix.coeff_ids[start])] == 1
+            })
+        })
+        .collect()
+}
+
 /// Field sums throughout.
 struct FieldSum<'a, 'b, Scalar> {
     rows: &'a Rows<'b, Scalar>,
 }
 
 impl<Scalar: PrimeField> RowSum<Scalar> for FieldSum<'_, '_, Scalar> {
-    fn pass(&self, matrix: &Matrix, first: usize, out: &mut [Scalar], integers: &mut [i64]) {
+    fn pass(
+        &self,
+        matrix: &Matrix,
+        first: usize,
+        out: &mut [Scalar],
+        integers: &mut [i64],
+        _: bool,
+    ) {
         let starts = &matrix.row_starts[first..=first + out.len()];
         for ((out, integer), ends) in out.iter_mut().zip(integers).zip(starts.windows(2)) {
             let range = ends[0] as usize..ends[1] as usize;
@@ -691,7 +771,7 @@ fn field_satisfied<Scalar: PrimeField>(a: &Scalar, b: &Scalar, c: &Scalar) -> bo
 /// zero-filling first), and must already hold the rows' capacity.
 #[inline(never)] // called once per evaluation; kept apart so profiles can single it out
 pub(crate) fn evaluate_rows<Scalar: PrimeField>(
-    matrices: &[Matrix; 3],
+    (matrices, unit_blocks): (&[Matrix; 3], &[Vec<bool>; 3]),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
     kinds: &ValueKinds,
@@ -702,6 +782,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
         aux,
         kinds,
         table,
+        unit_blocks,
     };
     let count = matrices[0].rows();
     if [a.len(), b.len(), c.len()] == [count; 3] {
@@ -735,7 +816,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
 /// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
 /// b, c), evaluated on the rayon pool a chunk at a time.
 pub(crate) fn first_difference<Scalar: PrimeField>(
-    matrices: &[Matrix; 3],
+    (matrices, unit_blocks): (&[Matrix; 3], &[Vec<bool>; 3]),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
     kinds: &ValueKinds,
@@ -746,6 +827,7 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
         aux,
         kinds,
         table,
+        unit_blocks,
     };
     let chunks = expected[0].len().div_ceil(ROWS_PER_TASK);
     (0..chunks).into_par_iter().find_map_first(|chunk| {
@@ -828,19 +910,23 @@ mod tests {
         let inputs = vec![Fr::ONE, Fr::from(5u64)];
         let mut kinds = ValueKinds::default();
         kinds.classify(&inputs, &aux).unwrap();
+        let no_units = Default::default();
         let rows = Rows {
             inputs: &inputs,
             aux: &aux,
             kinds: &kinds,
             table: &table,
+            unit_blocks: &no_units,
         };
         let mut matrix = Matrix::default();
         let mut expected = Vec::new();
-        for row in 0..600 {
+        for row in 0..4 * BLOCK {
             let mut sum = Fr::ZERO;
-            // Long rows of every coefficient, and short rows of small ones over bits (the
-            // common rows, summed in integers), some with a term off that path.
+            // Long rows of every coefficient, short rows of small ones over bits (the
+            // common rows, summed in integers), some with a term off that path, and a last
+            // block of single terms of coefficient 1 (the unit rows).
             let (terms, ids) = match row % 3 {
+                _ if row >= 3 * BLOCK => (1, 1),
                 0 => (rng.next_u32() % 1200, dictionary.len()),
                 _ => (rng.next_u32() % 5, 2 * 3),
             };
@@ -857,6 +943,8 @@ mod tests {
             matrix.row_starts.push(matrix.columns.len() as u32);
             expected.push(sum);
         }
+        let units = unit_blocks(&matrix, &table);
+        assert_eq!(units, [false, false, false, true]);
         let sum = IntegerSum {
             kinds: kinds.map(),
             mask: kinds.mask,
@@ -870,7 +958,7 @@ mod tests {
         for first in (0..expected.len()).step_by(BLOCK) {
             let rows = BLOCK.min(expected.len() - first);
             let (out, integers) = (&mut out[..rows], &mut integers[..rows]);
-            sum.pass(&matrix, first, out, integers);
+            sum.pass(&matrix, first, out, integers, units[first / BLOCK]);
             // `finish` writes the integer rows' elements; here `row * 1 = row` holds.
             let (b, y) = (&mut ones[..rows], &mut one_sums[..rows]);
             let mut c = out.to_vec();

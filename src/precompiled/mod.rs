@@ -53,6 +53,9 @@ pub struct Recording<Scalar: PrimeField> {
     matrices: [Matrix; 3],
     dictionary: Vec<Scalar>,
     coefficients: CoefficientTable<Scalar>,
+    /// Per matrix, which blocks of rows are each one term with coefficient 1 (the kernel's
+    /// fast path; B is nearly all such rows).
+    unit_blocks: [Vec<bool>; 3],
     /// `a_aux`, `b_input`, `b_aux`, as the recording implies them.
     densities: [DensityTracker; 3],
 }
@@ -95,10 +98,13 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let mut b_aux = empty_density(aux)?;
         mark_density(&matrices[0], aux, None, &mut a_aux);
         mark_density(&matrices[1], aux, Some(&mut b_input), &mut b_aux);
+        let coefficients = CoefficientTable::new(&dictionary);
+        let unit_blocks = [0, 1, 2].map(|m| kernel::unit_blocks(&matrices[m], &coefficients));
         Ok(Recording {
             inputs,
             aux,
-            coefficients: CoefficientTable::new(&dictionary),
+            coefficients,
+            unit_blocks,
             matrices,
             dictionary,
             densities: [a_aux, b_input, b_aux],
@@ -285,7 +291,8 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         kinds.classify(&vectors.input_assignment, &vectors.aux_assignment)?;
         let values = [&vectors.input_assignment[..], &vectors.aux_assignment[..]];
         let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
-        match kernel::first_difference(&self.matrices, &self.coefficients, values, &kinds, rows) {
+        let matrices = (&self.matrices, &self.unit_blocks);
+        match kernel::first_difference(matrices, &self.coefficients, values, &kinds, rows) {
             None => Ok(()),
             Some(row) => Err(Error::InvalidRecording(format!(
                 "row {row} differs from the synthesized one"
@@ -326,7 +333,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             }
         }
         let failed = kernel::evaluate_rows(
-            &self.matrices,
+            (&self.matrices, &self.unit_blocks),
             &self.coefficients,
             [&witness.inputs, &witness.aux],
             kinds,
