@@ -315,8 +315,8 @@ struct Rows<'a, Scalar> {
     aux: &'a [Scalar],
     kinds: &'a ValueKinds,
     table: &'a CoefficientTable<Scalar>,
-    /// Per matrix, the blocks whose rows are each one term of coefficient 1.
-    unit_blocks: &'a [Vec<bool>; 3],
+    /// Per matrix, the class of every block.
+    classes: &'a [Vec<BlockClass>; 3],
 }
 
 impl<Scalar: PrimeField> Rows<'_, Scalar> {
@@ -401,10 +401,13 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             let [ia, ib, ic] = &mut integers;
             let (ia, ib, ic) = (&mut ia[..count], &mut ib[..count], &mut ic[..count]);
             // Blocks start at multiples of BLOCK (chunks at multiples of ROWS_PER_TASK).
-            let unit = |m: usize| self.unit_blocks[m].get(start / BLOCK) == Some(&true);
-            sum.pass(&matrices[0], start, a, ia, unit(0));
-            sum.pass(&matrices[1], start, b, ib, unit(1));
-            sum.pass(&matrices[2], start, c, ic, unit(2));
+            let class = |m: usize| {
+                let class = self.classes[m].get(start / BLOCK).copied();
+                class.unwrap_or(BlockClass::Mixed)
+            };
+            sum.pass(&matrices[0], start, a, ia, class(0));
+            sum.pass(&matrices[1], start, b, ib, class(1));
+            sum.pass(&matrices[2], start, c, ic, class(2));
             let unsatisfied = sum.finish([a, b, c], [ia, ib, ic]);
             failed = failed.or(unsatisfied.map(|row| start + row));
             out.commit(count);
@@ -483,15 +486,15 @@ impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
 trait RowSum<Scalar> {
     /// Rows `first..first + out.len()` of `matrix`: their sums as integers into `integers`
     /// where they are small integers (their field elements follow in [`Self::finish`]),
-    /// else [`NOT_INTEGER`] there and the field element into `out`. `unit`: every row is
-    /// one term of coefficient 1 (see [`unit_blocks`]).
+    /// else [`NOT_INTEGER`] there and the field element into `out`. `class`: what these
+    /// rows are made of.
     fn pass(
         &self,
         matrix: &Matrix,
         first: usize,
         out: &mut [Scalar],
         integers: &mut [i64],
-        unit: bool,
+        class: BlockClass,
     );
 
     /// Completes a block's rows: the field elements of the integer sums into `out`, then
@@ -519,12 +522,13 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
         first: usize,
         out: &mut [Scalar],
         integers: &mut [i64],
-        unit: bool,
+        class: BlockClass,
     ) {
-        let all_small = if unit {
-            unit_rows(matrix, first, integers, self.kinds, self.mask)
-        } else {
-            integer_rows(matrix, first, integers, self.kinds, self.mask, self.small)
+        let (kinds, mask, small) = (self.kinds, self.mask, self.small);
+        let all_small = match class {
+            BlockClass::Unit => unit_rows(matrix, first, integers, kinds, mask),
+            BlockClass::Small => integer_rows::<false>(matrix, first, integers, kinds, mask, small),
+            BlockClass::Mixed => integer_rows::<true>(matrix, first, integers, kinds, mask, small),
         };
         if all_small {
             return;
@@ -585,12 +589,12 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
 
 /// The integer sums of the rows of `matrix` from `first` on, one per element of `integers`,
 /// for rows whose terms are small coefficients over 0/1 values; [`NOT_INTEGER`] for every
-/// other row. Returns whether there was no such other row. Not inlined, and calling
-/// nothing: the loop keeps its pointers and sum in registers. One check per row keeps the
-/// term indices in bounds, and the kind map, sliced to exactly `mask + 1`, needs none for a
-/// masked position.
+/// other row. Returns whether there was no such other row. `LARGE`: whether a coefficient
+/// may be large (else none is checked for). Not inlined, and calling nothing: the loop keeps
+/// its pointers and sum in registers. One check per row keeps the term indices in bounds,
+/// and the kind map, sliced to exactly `mask + 1`, needs none for a masked position.
 #[inline(never)]
-fn integer_rows(
+fn integer_rows<const LARGE: bool>(
     matrix: &Matrix,
     first: usize,
     integers: &mut [i64],
@@ -611,7 +615,7 @@ fn integer_rows(
         while term < end {
             let kind = kinds[columns[term] as usize & mask];
             let coeff = small[ids[term] as usize];
-            if kind > KIND_ONE || coeff == NOT_SMALL {
+            if kind > KIND_ONE || (LARGE && coeff == NOT_SMALL) {
                 sum = NOT_INTEGER;
                 all_small = false;
                 break;
@@ -660,18 +664,41 @@ fn unit_rows(
     all_small
 }
 
-/// Which blocks of [`BLOCK`] rows of `matrix` (from row 0) are each one term of coefficient
-/// 1, which the kernel sums by looking at the value's kind alone.
-pub(crate) fn unit_blocks<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> Vec<bool> {
+/// What the rows of a block of [`BLOCK`] rows of one matrix are made of, which picks the
+/// loop that sums them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BlockClass {
+    /// Every row is one term of coefficient 1: its sum is the value's kind.
+    Unit,
+    /// Every coefficient is small: no term needs checking for a large one.
+    Small,
+    /// Some coefficient is large.
+    Mixed,
+}
+
+/// The class of every block of [`BLOCK`] rows of `matrix`, from row 0.
+pub(crate) fn block_classes<Scalar>(
+    matrix: &Matrix,
+    table: &CoefficientTable<Scalar>,
+) -> Vec<BlockClass> {
     let starts = &matrix.row_starts;
+    let coefficient = |term: usize| table.small[usize::from(matrix.coeff_ids[term])];
     (0..matrix.rows())
         .step_by(BLOCK)
         .map(|first| {
             let last = matrix.rows().min(first + BLOCK);
-            (first..last).all(|row| {
+            let unit = (first..last).all(|row| {
                 let (start, end) = (starts[row] as usize, starts[row + 1] as usize);
-                end == start + 1 && table.small[usize::from(matrix.coeff_ids[start])] == 1
-            })
+                end == start + 1 && coefficient(start) == 1
+            });
+            let terms = starts[first] as usize..starts[last] as usize;
+            if unit {
+                BlockClass::Unit
+            } else if terms.into_iter().all(|term| coefficient(term) != NOT_SMALL) {
+                BlockClass::Small
+            } else {
+                BlockClass::Mixed
+            }
         })
         .collect()
 }
@@ -688,7 +715,7 @@ impl<Scalar: PrimeField> RowSum<Scalar> for FieldSum<'_, '_, Scalar> {
         first: usize,
         out: &mut [Scalar],
         integers: &mut [i64],
-        _: bool,
+        _: BlockClass,
     ) {
         let starts = &matrix.row_starts[first..=first + out.len()];
         for ((out, integer), ends) in out.iter_mut().zip(integers).zip(starts.windows(2)) {
@@ -771,7 +798,7 @@ fn field_satisfied<Scalar: PrimeField>(a: &Scalar, b: &Scalar, c: &Scalar) -> bo
 /// zero-filling first), and must already hold the rows' capacity.
 #[inline(never)] // called once per evaluation; kept apart so profiles can single it out
 pub(crate) fn evaluate_rows<Scalar: PrimeField>(
-    (matrices, unit_blocks): (&[Matrix; 3], &[Vec<bool>; 3]),
+    (matrices, classes): (&[Matrix; 3], &[Vec<BlockClass>; 3]),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
     kinds: &ValueKinds,
@@ -782,7 +809,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
         aux,
         kinds,
         table,
-        unit_blocks,
+        classes,
     };
     let count = matrices[0].rows();
     if [a.len(), b.len(), c.len()] == [count; 3] {
@@ -816,7 +843,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
 /// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
 /// b, c), evaluated on the rayon pool a chunk at a time.
 pub(crate) fn first_difference<Scalar: PrimeField>(
-    (matrices, unit_blocks): (&[Matrix; 3], &[Vec<bool>; 3]),
+    (matrices, classes): (&[Matrix; 3], &[Vec<BlockClass>; 3]),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
     kinds: &ValueKinds,
@@ -827,7 +854,7 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
         aux,
         kinds,
         table,
-        unit_blocks,
+        classes,
     };
     let chunks = expected[0].len().div_ceil(ROWS_PER_TASK);
     (0..chunks).into_par_iter().find_map_first(|chunk| {
@@ -910,23 +937,24 @@ mod tests {
         let inputs = vec![Fr::ONE, Fr::from(5u64)];
         let mut kinds = ValueKinds::default();
         kinds.classify(&inputs, &aux).unwrap();
-        let no_units = Default::default();
+        let no_classes = Default::default();
         let rows = Rows {
             inputs: &inputs,
             aux: &aux,
             kinds: &kinds,
             table: &table,
-            unit_blocks: &no_units,
+            classes: &no_classes,
         };
         let mut matrix = Matrix::default();
         let mut expected = Vec::new();
         for row in 0..4 * BLOCK {
             let mut sum = Fr::ZERO;
             // Long rows of every coefficient, short rows of small ones over bits (the
-            // common rows, summed in integers), some with a term off that path, and a last
-            // block of single terms of coefficient 1 (the unit rows).
+            // common rows, summed in integers), some with a term off that path; a block of
+            // short rows only, and a last block of single terms of coefficient 1.
             let (terms, ids) = match row % 3 {
                 _ if row >= 3 * BLOCK => (1, 1),
+                _ if row / BLOCK == 1 => (rng.next_u32() % 5, 2 * 3),
                 0 => (rng.next_u32() % 1200, dictionary.len()),
                 _ => (rng.next_u32() % 5, 2 * 3),
             };
@@ -943,8 +971,9 @@ mod tests {
             matrix.row_starts.push(matrix.columns.len() as u32);
             expected.push(sum);
         }
-        let units = unit_blocks(&matrix, &table);
-        assert_eq!(units, [false, false, false, true]);
+        let classes = block_classes(&matrix, &table);
+        use BlockClass::{Mixed, Small, Unit};
+        assert_eq!(classes, [Mixed, Small, Mixed, Unit]);
         let sum = IntegerSum {
             kinds: kinds.map(),
             mask: kinds.mask,
@@ -958,7 +987,7 @@ mod tests {
         for first in (0..expected.len()).step_by(BLOCK) {
             let rows = BLOCK.min(expected.len() - first);
             let (out, integers) = (&mut out[..rows], &mut integers[..rows]);
-            sum.pass(&matrix, first, out, integers, units[first / BLOCK]);
+            sum.pass(&matrix, first, out, integers, classes[first / BLOCK]);
             // `finish` writes the integer rows' elements; here `row * 1 = row` holds.
             let (b, y) = (&mut ones[..rows], &mut one_sums[..rows]);
             let mut c = out.to_vec();

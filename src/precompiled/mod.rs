@@ -39,7 +39,7 @@ pub use self::matrix::Matrix;
 pub use self::record::{Companion, Recorder, StructureOnly};
 pub use self::witness::Witness;
 
-use self::kernel::{CoefficientTable, ValueKinds};
+use self::kernel::{BlockClass, CoefficientTable, ValueKinds};
 use self::matrix::validate;
 use crate::assignment::ProvingAssignment;
 use crate::error::Error;
@@ -53,9 +53,9 @@ pub struct Recording<Scalar: PrimeField> {
     matrices: [Matrix; 3],
     dictionary: Vec<Scalar>,
     coefficients: CoefficientTable<Scalar>,
-    /// Per matrix, which blocks of rows are each one term with coefficient 1 (the kernel's
-    /// fast path; B is nearly all such rows).
-    unit_blocks: [Vec<bool>; 3],
+    /// Per matrix, what each block of rows is made of (which of the kernel's loops sums it;
+    /// B is nearly all single terms of coefficient 1).
+    block_classes: [Vec<BlockClass>; 3],
     /// `a_aux`, `b_input`, `b_aux`, as the recording implies them.
     densities: [DensityTracker; 3],
 }
@@ -99,12 +99,12 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         mark_density(&matrices[0], aux, None, &mut a_aux);
         mark_density(&matrices[1], aux, Some(&mut b_input), &mut b_aux);
         let coefficients = CoefficientTable::new(&dictionary);
-        let unit_blocks = [0, 1, 2].map(|m| kernel::unit_blocks(&matrices[m], &coefficients));
+        let block_classes = [0, 1, 2].map(|m| kernel::block_classes(&matrices[m], &coefficients));
         Ok(Recording {
             inputs,
             aux,
             coefficients,
-            unit_blocks,
+            block_classes,
             matrices,
             dictionary,
             densities: [a_aux, b_input, b_aux],
@@ -291,7 +291,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         kinds.classify(&vectors.input_assignment, &vectors.aux_assignment)?;
         let values = [&vectors.input_assignment[..], &vectors.aux_assignment[..]];
         let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
-        let matrices = (&self.matrices, &self.unit_blocks);
+        let matrices = (&self.matrices, &self.block_classes);
         match kernel::first_difference(matrices, &self.coefficients, values, &kinds, rows) {
             None => Ok(()),
             Some(row) => Err(Error::InvalidRecording(format!(
@@ -333,7 +333,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             }
         }
         let failed = kernel::evaluate_rows(
-            (&self.matrices, &self.unit_blocks),
+            (&self.matrices, &self.block_classes),
             &self.coefficients,
             [&witness.inputs, &witness.aux],
             kinds,
