@@ -78,12 +78,13 @@ pub fn cache_dir() -> Option<PathBuf> {
     }
 }
 
-/// Whether the batch prover keeps each batch's spent vectors (a, b, c, the input and aux
-/// values, emptied) for the next batch of the same structure, overriding the
+/// Whether the batch prover keeps each batch's spent vectors (the storage of a, b, c and
+/// of the input and aux values) for the next batch of the same structure, overriding the
 /// `SYNTHPOOL_RETAIN_BUFFERS` environment variable. Kept vectors are written again instead
 /// of fresh pages being faulted in (synthesis as fast as a proving loop that recycles its
-/// buffers), at the price of holding one batch's vectors while no batch runs: about 160
-/// bytes per constraint per circuit. Off unless asked for; switching it off frees them.
+/// buffers), at the price of holding one batch's vectors while no batch runs: per circuit,
+/// 96 bytes per constraint for a, b and c (padded to the FFT domain's power of two, up to
+/// twice that) and 32 per aux value. Off unless asked for; switching it off frees them.
 pub fn set_retain_buffers(retain: bool) {
     *lock(&RETAIN_BUFFERS) = Some(retain);
     if !retain {
