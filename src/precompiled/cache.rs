@@ -682,7 +682,9 @@ pub fn proof_verified<Scalar: PrimeField>(key: &Key, verified: bool) {
 /// Hands a batch's spent vectors back (what [`crate::prover`]'s `prove_keeping_buffers`
 /// returns; their contents do not matter, every value is written again), to be synthesized into by the next batch of the structure `key` (a batch's
 /// [`CachedBatch::evaluated_with`]). Kept only while [`retains_buffers`], and for one
-/// structure at a time: vectors of another structure replace those held.
+/// structure at a time: vectors of another structure replace those held. Batches of the
+/// structure that ran at the same time each hand theirs back, and all are kept (the next
+/// concurrent batches need as many).
 pub fn give_back<Scalar: PrimeField>(key: &Key, mut spent: Vec<ProverVectors<Scalar>>) {
     if !retains_buffers() {
         return;
