@@ -341,22 +341,26 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
     }
 
     /// A row off the small-integer path: small coefficients over bits summed as integers,
-    /// large ones in 320 bits, values other than 0 and 1 multiplied in the field.
+    /// large ones in 320 bits, and the terms of values other than 0 and 1 (rare) in the
+    /// field, in a second pass, so the bit loop keeps its tables in registers.
     #[inline(never)]
     fn spilled_row(&self, field: &IntegerField<Scalar>, columns: &[u32], ids: &[u16]) -> Scalar {
-        let kinds = self.kinds.map();
+        let (kinds, mask) = (self.kinds.map(), self.kinds.mask);
+        let (small, large_terms) = (&*self.table.small, &self.table.large[..]);
         let mut integer = 0i64;
         let mut large = [[0u64; 5]; 2];
-        let mut other = Scalar::ZERO;
+        let mut others = false;
         for (&column, &id) in columns.iter().zip(ids) {
-            let kind = kinds[column as usize & self.kinds.mask];
-            let coeff = self.table.small[id as usize];
+            let kind = kinds[column as usize & mask];
             if kind > KIND_ONE {
-                other += self.product(id, self.value(column));
-            } else if coeff != NOT_SMALL {
-                integer += coeff & -i64::from(kind);
+                others = true;
+                continue;
+            }
+            let coeff = small[usize::from(id)];
+            if coeff != NOT_SMALL {
+                integer += coeff * i64::from(kind);
             } else if kind == KIND_ONE {
-                let term = &self.table.large[id as usize];
+                let term = &large_terms[usize::from(id)];
                 let acc = &mut large[usize::from(term.negative)];
                 match term.power {
                     Some(k) => add_power(acc, k),
@@ -365,7 +369,26 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             }
         }
         let [positive, negative] = &large;
-        field.small_element(integer) + field.element(positive) - field.element(negative) + other
+        let sum = field.small_element(integer) + field.element(positive) - field.element(negative);
+        if others {
+            sum + self.other_terms(columns, ids)
+        } else {
+            sum
+        }
+    }
+
+    /// The terms of a row whose values are other than 0 and 1, multiplied in the field.
+    #[cold]
+    #[inline(never)]
+    fn other_terms(&self, columns: &[u32], ids: &[u16]) -> Scalar {
+        let kinds = self.kinds.map();
+        let mut sum = Scalar::ZERO;
+        for (&column, &id) in columns.iter().zip(ids) {
+            if kinds[column as usize & self.kinds.mask] > KIND_ONE {
+                sum += self.product(id, self.value(column));
+            }
+        }
+        sum
     }
 
     /// A row summed in the field: for fields without the integer path.
