@@ -577,33 +577,29 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
         let mut failed = None;
         let rows = a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut());
         let sums = x.iter().zip(y.iter()).zip(z.iter());
+        let table = &self.field.small_sums;
+        // The table's length is a power of two: a masked index needs no bounds check.
+        let last = table.len() - 1;
         for (row, (((a, b), c), ((&x, &y), &z))) in rows.zip(sums).enumerate() {
-            let mut small = true;
-            for (out, sum) in [(&mut *a, x), (&mut *b, y), (&mut *c, z)] {
-                // One comparison finds both the table's sums and the others (NOT_INTEGER
-                // wraps far past the table).
-                match self
-                    .field
-                    .small_sums
-                    .get(sum.wrapping_add(SMALL_SUMS) as usize)
-                {
-                    Some(element) => *out = *element,
-                    None => {
-                        small = false;
-                        if sum != NOT_INTEGER {
-                            *out = from_i128(i128::from(sum));
-                        }
-                    }
-                }
-            }
-            // Sums within the table are below 2^6 in magnitude: their product fits an i64.
-            let holds = if small {
+            // One comparison finds whether all three sums are in the table (NOT_INTEGER
+            // wraps far past it).
+            let [i, j, k] = [x, y, z].map(|sum| sum.wrapping_add(SMALL_SUMS) as u64);
+            let holds = if (i | j | k) <= last as u64 {
+                *a = table[i as usize & last];
+                *b = table[j as usize & last];
+                *c = table[k as usize & last];
+                // Sums within the table are below 2^6 in magnitude: their product fits.
                 x * y == z
             } else {
+                for (out, sum) in [(&mut *a, x), (&mut *b, y), (&mut *c, z)] {
+                    if sum != NOT_INTEGER {
+                        *out = self.field.small_element(sum);
+                    }
+                }
                 satisfied((x, y, z), [a, b, c])
             };
-            if !holds && failed.is_none() {
-                failed = Some(row);
+            if !holds {
+                failed = failed.or(Some(row));
             }
         }
         failed
@@ -1030,6 +1026,63 @@ mod tests {
             integer_rows > 200,
             "{integer_rows} rows took the integer path"
         );
+    }
+
+    /// `finish` turns each integer sum into its element (in the table or not), leaves the
+    /// rows already in the field as they are, and reports the first unsatisfied row.
+    #[test]
+    fn finishing_a_block_writes_every_sum_and_finds_the_first_unsatisfied_row() {
+        let table = CoefficientTable::<Fr>::new(&[Fr::ONE]);
+        let kinds = ValueKinds::default();
+        let classes = Default::default();
+        let rows = Rows {
+            inputs: &[],
+            aux: &[],
+            kinds: &kinds,
+            table: &table,
+            classes: &classes,
+        };
+        let sum = IntegerSum {
+            kinds: &[KIND_OTHER],
+            mask: 0,
+            small: &table.small,
+            rows: &rows,
+            field: table.integers.as_ref().unwrap(),
+        };
+        let element = |x: i64| from_i128::<Fr>(i128::from(x));
+        let seven = Fr::from(7u64);
+        // (x, y, z) per row; NOT_INTEGER rows carry their field element already.
+        let cases: [(i64, i64, i64, bool); 7] = [
+            (1, 1, 1, true),
+            (3, -5, -15, true),
+            (1000, 3, 3000, true),
+            (NOT_INTEGER, 1, NOT_INTEGER, true),
+            (2, 2, 5, false),
+            (1 << 40, 1 << 20, 1 << 60, true),
+            (0, 9, 1, false),
+        ];
+        let mut integers: [Vec<i64>; 3] = Default::default();
+        let mut out: [Vec<Fr>; 3] = Default::default();
+        for &(x, y, z, _) in &cases {
+            for (side, value) in [x, y, z].into_iter().enumerate() {
+                integers[side].push(value);
+                out[side].push(if value == NOT_INTEGER {
+                    seven
+                } else {
+                    Fr::ZERO
+                });
+            }
+        }
+        let [a, b, c] = &mut out;
+        let [x, y, z] = &mut integers;
+        assert_eq!(sum.finish([a, b, c], [x, y, z]), Some(4));
+        for (row, &(x, y, z, holds)) in cases.iter().enumerate() {
+            let expected = [x, y, z].map(|v| if v == NOT_INTEGER { seven } else { element(v) });
+            for side in 0..3 {
+                assert_eq!(out[side][row], expected[side], "row {row} side {side}");
+            }
+            assert_eq!(expected[0] * expected[1] == expected[2], holds, "row {row}");
+        }
     }
 
     #[test]
