@@ -55,25 +55,28 @@ const MAX_DOUBLINGS: u8 = 6;
 struct Large {
     negative: bool,
     magnitude: [u64; 4],
-    /// `k` when the magnitude is `2^k` (MultiEq's packing weights): one bit to add.
-    power: Option<u8>,
 }
 
 impl Large {
-    fn new(negative: bool, magnitude: [u64; 4]) -> Self {
-        let ones: u32 = magnitude.iter().map(|limb| limb.count_ones()).sum();
-        let power = (ones == 1).then(|| {
-            let limb = magnitude
+    /// `k` when the magnitude is `2^k` (MultiEq's packing weights): one bit to add.
+    fn power(&self) -> Option<u8> {
+        let ones: u32 = self.magnitude.iter().map(|limb| limb.count_ones()).sum();
+        (ones == 1).then(|| {
+            let limb = self
+                .magnitude
                 .iter()
                 .position(|&limb| limb != 0)
-                .expect("one bit set");
-            (64 * limb as u32 + magnitude[limb].trailing_zeros()) as u8
-        });
-        Large {
-            negative,
-            magnitude,
-            power,
-        }
+                .expect("a bit set");
+            (64 * limb as u32 + self.magnitude[limb].trailing_zeros()) as u8
+        })
+    }
+
+    /// This coefficient's entry in the small table, which is not a small integer: its sign
+    /// and, for a power of two, the power, so that adding it needs no other table.
+    fn code(&self) -> i64 {
+        let sign = if self.negative { LARGE_NEGATIVE } else { 0 };
+        let power = self.power().map_or(0, |k| LARGE_POWER | i64::from(k));
+        i64::MIN + (sign | power)
     }
 }
 
@@ -85,15 +88,27 @@ struct IntegerField<Scalar> {
     small_sums: [Scalar; 2 * SMALL_SUMS as usize],
 }
 
-/// Marks a dictionary entry that is not a small integer.
+/// Entries of the small table at or below this are not small integers (every small one is
+/// above it, being below 2^31 in magnitude); they are codes of large coefficients,
+/// `i64::MIN` plus flags and the power, far below it.
+const SMALL_MIN: i64 = -(1 << SMALL_BITS);
+
+/// The entry of a large coefficient that is negative.
+const LARGE_NEGATIVE: i64 = 1 << 9;
+
+/// The entry of a large coefficient that is a power of two, given in the low 8 bits.
+const LARGE_POWER: i64 = 1 << 8;
+
+/// The entry of ids past the dictionary: a large positive coefficient that is no power.
 const NOT_SMALL: i64 = i64::MIN;
 
 /// The dictionary, with what each path needs of every entry.
 pub(crate) struct CoefficientTable<Scalar> {
     values: Vec<Scalar>,
     classes: Vec<FieldClass<Scalar>>,
-    /// Every possible id's entry as a small signed integer, or [`NOT_SMALL`] (also for ids
-    /// past the dictionary): a `u16` indexes it without a bounds check.
+    /// Every possible id's entry as a small signed integer, or the code of a large one
+    /// (at most [`SMALL_MIN`]; [`NOT_SMALL`] for ids past the dictionary): a `u16` indexes it
+    /// without a bounds check.
     small: Box<[i64; 1 << 16]>,
     /// The entry as a large integer, for entries that are not small.
     large: Vec<Large>,
@@ -151,9 +166,15 @@ impl<Scalar: PrimeField> IntegerField<Scalar> {
         let positive = limbs(value.to_repr().as_ref());
         let negated = limbs((-*value).to_repr().as_ref());
         if less(&negated, &positive) {
-            Large::new(true, negated)
+            Large {
+                negative: true,
+                magnitude: negated,
+            }
         } else {
-            Large::new(false, positive)
+            Large {
+                negative: false,
+                magnitude: positive,
+            }
         }
     }
 
@@ -237,7 +258,7 @@ impl<Scalar: PrimeField> CoefficientTable<Scalar> {
                             low as i64
                         }
                     } else {
-                        NOT_SMALL
+                        large.code()
                     };
                     (small, large)
                 })
@@ -357,14 +378,15 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
                 continue;
             }
             let coeff = small[usize::from(id)];
-            if coeff != NOT_SMALL {
+            if coeff > SMALL_MIN {
                 integer += coeff * i64::from(kind);
             } else if kind == KIND_ONE {
-                let term = &large_terms[usize::from(id)];
-                let acc = &mut large[usize::from(term.negative)];
-                match term.power {
-                    Some(k) => add_power(acc, k),
-                    None => add_to(acc, &term.magnitude),
+                let code = coeff.wrapping_sub(i64::MIN);
+                let acc = &mut large[usize::from(code & LARGE_NEGATIVE != 0)];
+                if code & LARGE_POWER != 0 {
+                    add_power(acc, code as u8);
+                } else {
+                    add_to(acc, &large_terms[usize::from(id)].magnitude);
                 }
             }
         }
@@ -634,7 +656,7 @@ fn integer_rows<const LARGE: bool>(
         while term < end {
             let kind = kinds[columns[term] as usize & mask];
             let coeff = small[ids[term] as usize];
-            if kind > KIND_ONE || (LARGE && coeff == NOT_SMALL) {
+            if kind > KIND_ONE || (LARGE && coeff <= SMALL_MIN) {
                 sum = NOT_INTEGER;
                 all_small = false;
                 break;
@@ -713,7 +735,7 @@ pub(crate) fn block_classes<Scalar>(
             let terms = starts[first] as usize..starts[last] as usize;
             if unit {
                 BlockClass::Unit
-            } else if terms.into_iter().all(|term| coefficient(term) != NOT_SMALL) {
+            } else if terms.into_iter().all(|term| coefficient(term) > SMALL_MIN) {
                 BlockClass::Small
             } else {
                 BlockClass::Mixed
@@ -918,18 +940,33 @@ mod tests {
         assert_eq!(table.classes[1], FieldClass::MinusOne);
         assert_eq!(table.classes[2], FieldClass::PowerOfTwo(3));
         assert_eq!(table.classes[3], FieldClass::General(Fr::from(1u64 << 40)));
+        let power = |negative: bool, k: i64| {
+            i64::MIN + LARGE_POWER + k + if negative { LARGE_NEGATIVE } else { 0 }
+        };
         assert_eq!(
             table.small[..8],
-            [1, -1, 8, NOT_SMALL, -3, NOT_SMALL, NOT_SMALL, NOT_SMALL]
+            [
+                1,
+                -1,
+                8,
+                power(false, 40),
+                -3,
+                power(false, 200),
+                power(true, 250),
+                NOT_SMALL
+            ]
         );
+        assert!([3, 5, 6].iter().all(|&id| table.small[id] <= SMALL_MIN));
         assert_eq!(table.large[5].magnitude, [0, 0, 0, 1 << 8]);
         assert!(!table.large[5].negative);
-        assert_eq!(table.large[5].power, Some(200));
         assert_eq!(table.large[6].magnitude, [0, 0, 0, 1 << 58]);
         assert!(table.large[6].negative);
-        assert_eq!(table.large[6].power, Some(250));
-        assert_eq!(table.large[4].power, None, "3 is no power of two");
-        assert_eq!(table.large[3].power, Some(40));
+        assert_eq!(table.large[4].power(), None, "3 is no power of two");
+        let general = Large {
+            negative: true,
+            magnitude: [3, 0, 0, 1],
+        };
+        assert_eq!(general.code(), i64::MIN + LARGE_NEGATIVE);
     }
 
     /// Rows of random coefficients (small, large, negative) over random 0/1 and other
