@@ -3,13 +3,18 @@
 //!
 //! Most witness values of these circuits are 0 or 1 (bits), so a term mostly adds its
 //! coefficient or nothing. Coefficients are integers in disguise (±1, ±2^k, small packing
-//! weights), so the rows are summed as integers: a small coefficient into an `i128`, a large
+//! weights), so the rows are summed as integers: a small coefficient into an `i64`, a large
 //! one (MultiEq's 2^k up to the field's capacity) into 320-bit accumulators, and the sum is
 //! turned into a field element once per row (a table lookup for the small sums nearly all
 //! rows have). A value other than 0 and 1 takes the field path for its term. Rows whose
 //! three sums are small integers are checked in integers too. Field arithmetic is exact,
 //! and the integer sums equal the field sums modulo the field's order, so every path gives
 //! the same field element.
+//!
+//! Work goes a block of rows at a time, one matrix after another: a tight loop sums the
+//! common rows (its variant chosen by what the block is made of, [`BlockClass`]), the rows
+//! it leaves take the spilled path, then one loop per block turns the sums into field
+//! elements and checks each constraint.
 //!
 //! The integer path needs the field's representation to be 32 little-endian bytes (as
 //! BLS12-381's scalar field has); any other field is evaluated in the field throughout.
