@@ -679,7 +679,7 @@ pub fn proof_verified<Scalar: PrimeField>(key: &Key, verified: bool) {
     }
 }
 
-/// Hands a batch's spent vectors back (what [`crate::prover`]'s `prove_keeping_buffers`
+/// Hands a batch's spent vectors back (what the prover's `prove_keeping_buffers`
 /// returns; their contents do not matter, every value is written again), to be synthesized into by the next batch of the structure `key` (a batch's
 /// [`CachedBatch::evaluated_with`]). Kept only while [`retains_buffers`], and for one
 /// structure at a time: vectors of another structure replace those held. Batches of the
