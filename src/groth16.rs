@@ -87,6 +87,7 @@ macro_rules! dropin_for {
             };
             let public = first.input_assignment[1..].to_vec();
             let vk = params.get_vk(first.shape().inputs)?.clone();
+            let unverified = batch.unverified();
             let proofs = match batch.evaluated_with.filter(|_| retains_buffers()) {
                 Some(key) => {
                     let (proofs, spent) =
@@ -99,7 +100,7 @@ macro_rules! dropin_for {
                     prove_with_priority(params, batch.vectors, &r, &s, priority).map_err(report)?
                 }
             };
-            if let Some(key) = batch.unverified {
+            if let Some(key) = unverified {
                 let verified = matches!(
                     verify_proof(&prepare_verifying_key(&vk), &proofs[0], &public),
                     Ok(true)

@@ -241,17 +241,32 @@ enum Plan<Scalar: PrimeField> {
     Record,
 }
 
-/// Vectors of a batch, the structure they were evaluated for, and the key of a recording
-/// that still needs a verified proof.
+/// Vectors of a batch, and the recording they were evaluated with, if any.
 pub struct CachedBatch<Scalar> {
     /// The vectors, in the batch's order.
     pub vectors: Vec<ProverVectors<Scalar>>,
     /// The key of the recording the batch was evaluated with (none when it was synthesized
     /// directly): where [`give_back`] files the spent vectors.
     pub evaluated_with: Option<Key>,
-    /// The key of the recording the batch was synthesized with, when no proof made with it
-    /// has verified yet: pass the verdict on the first proof to [`proof_verified`].
-    pub unverified: Option<Key>,
+    /// Whether a proof made with that recording has verified (true when there is none).
+    pub verified: bool,
+}
+
+impl<Scalar> CachedBatch<Scalar> {
+    /// A batch synthesized directly.
+    fn direct(vectors: Vec<ProverVectors<Scalar>>) -> Self {
+        CachedBatch {
+            vectors,
+            evaluated_with: None,
+            verified: true,
+        }
+    }
+
+    /// The key of the recording the batch was evaluated with, when no proof made with it has
+    /// verified yet: pass the verdict on the first proof to [`proof_verified`].
+    pub fn unverified(&self) -> Option<Key> {
+        self.evaluated_with.filter(|_| !self.verified)
+    }
 }
 
 impl<Scalar: PrimeField> Store<Scalar> {
@@ -436,11 +451,7 @@ where
     C: Circuit<Scalar> + Send,
 {
     if circuits.is_empty() {
-        return Ok(CachedBatch {
-            vectors: Vec::new(),
-            evaluated_with: None,
-            unverified: None,
-        });
+        return Ok(CachedBatch::direct(Vec::new()));
     }
     let store = store::<Scalar>();
     match store.plan(key_for) {
@@ -453,14 +464,10 @@ where
             Ok(CachedBatch {
                 vectors,
                 evaluated_with: Some(key),
-                unverified: (!verified).then_some(key),
+                verified,
             })
         }
-        Plan::Direct { shape } => Ok(CachedBatch {
-            vectors: synthesize_directly(circuits, shape)?,
-            evaluated_with: None,
-            unverified: None,
-        }),
+        Plan::Direct { shape } => Ok(CachedBatch::direct(synthesize_directly(circuits, shape)?)),
         Plan::Record => record_first(
             &store,
             RecordingClaim {
@@ -578,7 +585,7 @@ where
             Ok(CachedBatch {
                 vectors,
                 evaluated_with: Some(key),
-                unverified: Some(key),
+                verified: false,
             })
         }
         Err(why) => {
@@ -606,11 +613,7 @@ where
     let shape = first.shape();
     let mut vectors = vec![first];
     vectors.extend(synthesize_directly(rest, Some(shape)).map_err(|e| shift(e, 1))?);
-    Ok(CachedBatch {
-        vectors,
-        evaluated_with: None,
-        unverified: None,
-    })
+    Ok(CachedBatch::direct(vectors))
 }
 
 /// A batch error of members counted from `offset`.
