@@ -267,19 +267,21 @@ impl Tape {
         Word::from_bits(|i| out[i])
     }
 
+    /// A new variable bit of `value`, as the gadgets allocate one.
+    fn alloc_bit(&mut self, value: bool) -> Bit {
+        self.alloc(value);
+        Bit::Variable {
+            value,
+            negated: false,
+        }
+    }
+
     /// `Boolean::and`.
     fn and(&mut self, a: Bit, b: Bit) -> Bit {
         match (a, b) {
             (Bit::Constant(false), _) | (_, Bit::Constant(false)) => Bit::Constant(false),
             (Bit::Constant(true), x) | (x, Bit::Constant(true)) => x,
-            (x, y) => {
-                let value = x.value() & y.value();
-                self.alloc(value);
-                Bit::Variable {
-                    value,
-                    negated: false,
-                }
-            }
+            (x, y) => self.alloc_bit(x.value() & y.value()),
         }
     }
 
@@ -296,12 +298,7 @@ impl Tape {
             (a, Bit::Constant(true), c) => self.and(a.not(), c.not()).not(),
             (a, b, c) => {
                 let (x, y, z) = (a.value(), b.value(), c.value());
-                let value = (x & y) ^ (!x & z);
-                self.alloc(value);
-                Bit::Variable {
-                    value,
-                    negated: false,
-                }
+                self.alloc_bit((x & y) ^ (!x & z))
             }
         }
     }
@@ -320,14 +317,10 @@ impl Tape {
             (Bit::Constant(true), b, c) => self.and(b.not(), c.not()).not(),
             (a, b, c) => {
                 let (x, y, z) = (a.value(), b.value(), c.value());
-                let value = (x & y) ^ (x & z) ^ (y & z);
                 // The majority first, then `b AND c`, as the gadget allocates them.
-                self.alloc(value);
+                let majority = self.alloc_bit((x & y) ^ (x & z) ^ (y & z));
                 self.and(b, c);
-                Bit::Variable {
-                    value,
-                    negated: false,
-                }
+                majority
             }
         }
     }
