@@ -475,13 +475,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
     ) -> Option<usize> {
         match &self.table.integers {
             Some(field) => {
-                let sum = IntegerSum {
-                    kinds: self.kinds.map(),
-                    mask: self.kinds.mask,
-                    small: &self.table.small,
-                    rows: self,
-                    field,
-                };
+                let sum = IntegerSum { rows: self, field };
                 self.constraints(matrices, first, rows, out, sum)
             }
             None => self.constraints(matrices, first, rows, out, FieldSum { rows: self }),
@@ -554,10 +548,6 @@ trait RowSum<Scalar> {
 
 /// Integer sums, for fields that allow them.
 struct IntegerSum<'a, 'b, Scalar> {
-    /// The kind map, at least `mask + 1` long.
-    kinds: &'a [u8],
-    mask: usize,
-    small: &'a [i64; 1 << 16],
     rows: &'a Rows<'b, Scalar>,
     field: &'a IntegerField<Scalar>,
 }
@@ -574,11 +564,11 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
         integers: &mut [i64],
         class: BlockClass,
     ) {
-        let (kinds, mask, small) = (self.kinds, self.mask, self.small);
+        let (kinds, small) = (self.rows.kinds, &*self.rows.table.small);
         let all_small = match class {
-            BlockClass::Unit => unit_rows(matrix, first, integers, kinds, mask),
-            BlockClass::Small => integer_rows::<false>(matrix, first, integers, kinds, mask, small),
-            BlockClass::Mixed => integer_rows::<true>(matrix, first, integers, kinds, mask, small),
+            BlockClass::Unit => unit_rows(matrix, first, integers, kinds),
+            BlockClass::Small => integer_rows::<false>(matrix, first, integers, kinds, small),
+            BlockClass::Mixed => integer_rows::<true>(matrix, first, integers, kinds, small),
         };
         if all_small {
             return;
@@ -644,11 +634,10 @@ fn integer_rows<const LARGE: bool>(
     matrix: &Matrix,
     first: usize,
     integers: &mut [i64],
-    kinds: &[u8],
-    mask: usize,
+    kinds: &ValueKinds,
     small: &[i64; 1 << 16],
 ) -> bool {
-    let kinds = &kinds[..=mask];
+    let (kinds, mask) = (kinds.map(), kinds.mask);
     let starts = &matrix.row_starts[first..=first + integers.len()];
     let columns = &matrix.columns[..];
     let ids = &matrix.coeff_ids[..columns.len()];
@@ -679,14 +668,8 @@ fn integer_rows<const LARGE: bool>(
 /// [`integer_rows`] for a block whose rows are each one term of coefficient 1: the sum is
 /// the value's kind where that is 0 or 1.
 #[inline(never)]
-fn unit_rows(
-    matrix: &Matrix,
-    first: usize,
-    integers: &mut [i64],
-    kinds: &[u8],
-    mask: usize,
-) -> bool {
-    let kinds = &kinds[..=mask];
+fn unit_rows(matrix: &Matrix, first: usize, integers: &mut [i64], kinds: &ValueKinds) -> bool {
+    let (kinds, mask) = (kinds.map(), kinds.mask);
     let (lo, hi) = (
         matrix.row_starts[first] as usize,
         matrix.row_starts[first + integers.len()] as usize,
@@ -1036,9 +1019,6 @@ mod tests {
         use BlockClass::{Mixed, Small, Unit};
         assert_eq!(classes, [Mixed, Small, Mixed, Unit]);
         let sum = IntegerSum {
-            kinds: kinds.map(),
-            mask: kinds.mask,
-            small: &table.small,
             rows: &rows,
             field: table.integers.as_ref().unwrap(),
         };
@@ -1085,9 +1065,6 @@ mod tests {
             classes: &classes,
         };
         let sum = IntegerSum {
-            kinds: &[KIND_OTHER],
-            mask: 0,
-            small: &table.small,
             rows: &rows,
             field: table.integers.as_ref().unwrap(),
         };
