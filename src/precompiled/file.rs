@@ -230,14 +230,14 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             self.inputs,
             self.aux,
             self.matrices[0].rows(),
-            self.dictionary.len(),
+            self.dictionary_len(),
         ]
         .into_iter()
         .chain(self.matrices.iter().map(Matrix::nonzeros));
         for count in counts {
             out.put(&(count as u64).to_le_bytes())?;
         }
-        for value in &self.dictionary {
+        for value in self.coefficients.dictionary() {
             out.put(value.to_repr().as_ref())?;
         }
         for matrix in &self.matrices {

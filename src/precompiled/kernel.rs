@@ -227,7 +227,8 @@ fn from_i128<Scalar: PrimeField>(value: i128) -> Scalar {
 }
 
 impl<Scalar: PrimeField> CoefficientTable<Scalar> {
-    pub(crate) fn new(dictionary: &[Scalar]) -> Self {
+    /// The table of `dictionary` (coefficient id `i` is `dictionary[i]`), which it keeps.
+    pub(crate) fn new(dictionary: Vec<Scalar>) -> Self {
         let powers: Vec<Scalar> = (0..=MAX_DOUBLINGS)
             .scan(Scalar::ONE, |power, _| {
                 let current = *power;
@@ -276,12 +277,19 @@ impl<Scalar: PrimeField> CoefficientTable<Scalar> {
             .expect("65536 entries");
         small[..small_entries.len()].copy_from_slice(&small_entries);
         CoefficientTable {
-            values: dictionary.to_vec(),
+            values: dictionary,
             classes,
             small,
             large,
             integers,
         }
+    }
+}
+
+impl<Scalar> CoefficientTable<Scalar> {
+    /// The dictionary, in id order.
+    pub(crate) fn dictionary(&self) -> &[Scalar] {
+        &self.values
     }
 }
 
@@ -923,7 +931,7 @@ mod tests {
             Fr::from(2u64).pow_vartime([200]),
             -Fr::from(2u64).pow_vartime([250]),
         ];
-        let table = CoefficientTable::new(&dictionary);
+        let table = CoefficientTable::new(dictionary.to_vec());
         assert_eq!(table.classes[0], FieldClass::One);
         assert_eq!(table.classes[1], FieldClass::MinusOne);
         assert_eq!(table.classes[2], FieldClass::PowerOfTwo(3));
@@ -969,7 +977,7 @@ mod tests {
         }
         dictionary.push(Fr::random(&mut rng));
         dictionary.push(Fr::from(u64::MAX));
-        let table = CoefficientTable::new(&dictionary);
+        let table = CoefficientTable::new(dictionary.to_vec());
         assert!(table.integers.is_some());
         let aux: Vec<Fr> = (0..400)
             .map(|i| match i % 7 {
@@ -1054,7 +1062,7 @@ mod tests {
     /// rows already in the field as they are, and reports the first unsatisfied row.
     #[test]
     fn finishing_a_block_writes_every_sum_and_finds_the_first_unsatisfied_row() {
-        let table = CoefficientTable::<Fr>::new(&[Fr::ONE]);
+        let table = CoefficientTable::<Fr>::new(vec![Fr::ONE]);
         let kinds = ValueKinds::default();
         let classes = Default::default();
         let rows = Rows {

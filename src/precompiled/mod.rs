@@ -51,7 +51,7 @@ pub struct Recording<Scalar: PrimeField> {
     inputs: usize,
     aux: usize,
     matrices: [Matrix; 3],
-    dictionary: Vec<Scalar>,
+    /// The dictionary and what evaluation needs of each entry.
     coefficients: CoefficientTable<Scalar>,
     /// Per matrix, what each block of rows is made of (which of the kernel's loops sums it;
     /// B is nearly all single terms of coefficient 1).
@@ -98,7 +98,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let mut b_aux = empty_density(aux)?;
         mark_density(&matrices[0], aux, None, &mut a_aux);
         mark_density(&matrices[1], aux, Some(&mut b_input), &mut b_aux);
-        let coefficients = CoefficientTable::new(&dictionary);
+        let coefficients = CoefficientTable::new(dictionary);
         let block_classes = [0, 1, 2].map(|m| kernel::block_classes(&matrices[m], &coefficients));
         Ok(Recording {
             inputs,
@@ -106,7 +106,6 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             coefficients,
             block_classes,
             matrices,
-            dictionary,
             densities: [a_aux, b_input, b_aux],
         })
     }
@@ -185,14 +184,14 @@ impl<Scalar: PrimeField> Recording<Scalar> {
 
     /// Distinct coefficients.
     pub fn dictionary_len(&self) -> usize {
-        self.dictionary.len()
+        self.coefficients.dictionary().len()
     }
 
     /// Bytes of the three matrices and the dictionary per nonzero term, in memory (the file
     /// adds a fixed header and trailer only).
     pub fn bytes_per_nonzero(&self) -> f64 {
         let matrices: usize = self.matrices.iter().map(Matrix::bytes).sum();
-        let dictionary = self.dictionary.len() * std::mem::size_of::<Scalar>();
+        let dictionary = self.dictionary_len() * std::mem::size_of::<Scalar>();
         (matrices + dictionary) as f64 / self.nonzeros().max(1) as f64
     }
 
