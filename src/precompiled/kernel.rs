@@ -596,38 +596,56 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
 
     /// One loop over the block's constraints: each integer sum becomes its field element (a
     /// table lookup for the small sums nearly all rows have), and a constraint of three
-    /// integer sums is checked in integers.
-    #[inline(always)]
+    /// integer sums is checked in integers. The loop only notes whether every constraint
+    /// held; the first that did not is looked for again only then, which keeps the loop
+    /// free of branches and its pointers in registers.
+    #[inline(never)]
     fn finish(&self, [a, b, c]: [&mut [Scalar]; 3], [x, y, z]: [&mut [i64]; 3]) -> Option<usize> {
-        let mut failed = None;
-        let rows = a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut());
-        let sums = x.iter().zip(y.iter()).zip(z.iter());
+        let mut all_hold = true;
+        let n = a.len();
+        let (b, c, x, y, z) = (&mut b[..n], &mut c[..n], &x[..n], &y[..n], &z[..n]);
         let table = &self.field.small_sums;
         // The table's length is a power of two: a masked index needs no bounds check.
         let last = table.len() - 1;
-        for (row, (((a, b), c), ((&x, &y), &z))) in rows.zip(sums).enumerate() {
+        for row in 0..n {
+            let (x, y, z) = (x[row], y[row], z[row]);
             // One comparison finds whether all three sums are in the table (NOT_INTEGER
             // wraps far past it).
             let [i, j, k] = [x, y, z].map(|sum| sum.wrapping_add(SMALL_SUMS) as u64);
-            let holds = if (i | j | k) <= last as u64 {
-                *a = table[i as usize & last];
-                *b = table[j as usize & last];
-                *c = table[k as usize & last];
+            all_hold &= if (i | j | k) <= last as u64 {
+                a[row] = table[i as usize & last];
+                b[row] = table[j as usize & last];
+                c[row] = table[k as usize & last];
                 // Sums within the table are below 2^6 in magnitude: their product fits.
                 x * y == z
             } else {
-                for (out, sum) in [(&mut *a, x), (&mut *b, y), (&mut *c, z)] {
-                    if sum != NOT_INTEGER {
-                        *out = self.field.small_element(sum);
-                    }
-                }
-                satisfied((x, y, z), [a, b, c])
+                self.finish_wide([&mut a[row], &mut b[row], &mut c[row]], (x, y, z))
             };
-            if !holds {
-                failed = failed.or(Some(row));
+        }
+        if all_hold {
+            return None;
+        }
+        let mut rows = a
+            .iter()
+            .zip(b.iter())
+            .zip(c.iter())
+            .zip(x.iter().zip(y.iter()).zip(z.iter()));
+        rows.position(|(((a, b), c), ((&x, &y), &z))| !satisfied((x, y, z), [a, b, c]))
+    }
+}
+
+impl<Scalar: PrimeField> IntegerSum<'_, '_, Scalar> {
+    /// [`RowSum::finish`] for a constraint with a sum past the table: its integer sums
+    /// become field elements, and whether it holds.
+    #[inline(never)]
+    fn finish_wide(&self, out: [&mut Scalar; 3], (x, y, z): (i64, i64, i64)) -> bool {
+        let [a, b, c] = out;
+        for (out, sum) in [(&mut *a, x), (&mut *b, y), (&mut *c, z)] {
+            if sum != NOT_INTEGER {
+                *out = self.field.small_element(sum);
             }
         }
-        failed
+        satisfied((x, y, z), [a, b, c])
     }
 }
 
