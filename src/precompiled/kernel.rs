@@ -63,25 +63,28 @@ struct Large {
 }
 
 impl Large {
-    /// `k` when the magnitude is `2^k` (MultiEq's packing weights): one bit to add.
-    fn power(&self) -> Option<u8> {
-        let ones: u32 = self.magnitude.iter().map(|limb| limb.count_ones()).sum();
-        (ones == 1).then(|| {
-            let limb = self
-                .magnitude
-                .iter()
-                .position(|&limb| limb != 0)
-                .expect("a bit set");
-            (64 * limb as u32 + self.magnitude[limb].trailing_zeros()) as u8
-        })
+    /// The positions of the magnitude's set bits, when there are at most two: MultiEq's
+    /// packing weights are powers of two, and a bit packed twice in one constraint has the
+    /// sum of two.
+    fn powers(&self) -> Option<Vec<u8>> {
+        let set = |bit: &u8| self.magnitude[usize::from(bit / 64)] >> (bit % 64) & 1 == 1;
+        let bits: Vec<u8> = (0..=u8::MAX).filter(set).take(3).collect();
+        (bits.len() <= 2).then_some(bits)
     }
 
     /// This coefficient's entry in the small table, which is not a small integer: its sign
-    /// and, for a power of two, the power, so that adding it needs no other table.
+    /// and, for one or two powers of two, the powers, so that adding it needs no other
+    /// table.
     fn code(&self) -> i64 {
         let sign = if self.negative { LARGE_NEGATIVE } else { 0 };
-        let power = self.power().map_or(0, |k| LARGE_POWER | i64::from(k));
-        i64::MIN + (sign | power)
+        let fields = match self.powers().as_deref() {
+            Some(&[k]) => sign | i64::from(k),
+            Some(&[k, j]) => {
+                (sign | i64::from(k)) | (sign | i64::from(j)) << SECOND_POWER | LARGE_TWO
+            }
+            _ => sign | LARGE_GENERAL,
+        };
+        i64::MIN + fields
     }
 }
 
@@ -98,14 +101,26 @@ struct IntegerField<Scalar> {
 /// `i64::MIN` plus flags and the power, far below it.
 const SMALL_MIN: i64 = -(1 << SMALL_BITS);
 
+// A large coefficient's entry: `i64::MIN` plus a power `k` of two in bits 0-7 and its sign in
+// bit 8 (what [`add_power`] reads), for a sum of two powers the second the same way from
+// bit [`SECOND_POWER`] on, and flags.
+
 /// The entry of a large coefficient that is negative.
-const LARGE_NEGATIVE: i64 = 1 << 9;
+const LARGE_NEGATIVE: i64 = 1 << 8;
 
-/// The entry of a large coefficient that is a power of two, given in the low 8 bits.
-const LARGE_POWER: i64 = 1 << 8;
+/// Where the second power of a sum of two powers starts in its entry.
+const SECOND_POWER: u32 = 9;
 
-/// The entry of ids past the dictionary: a large positive coefficient that is no power.
-const NOT_SMALL: i64 = i64::MIN;
+/// The entry of a large coefficient that is a sum of two powers of two.
+const LARGE_TWO: i64 = 1 << 18;
+
+/// The entry of a large coefficient that is neither a power of two nor a sum of two: it is
+/// added from its magnitude.
+const LARGE_GENERAL: i64 = 1 << 19;
+
+/// The entry of ids past the dictionary: a general large coefficient, whose magnitude is
+/// looked up (and is not there, so a corrupt id cannot pass unnoticed).
+const NOT_SMALL: i64 = i64::MIN + LARGE_GENERAL;
 
 /// The dictionary, with what each path needs of every entry.
 pub(crate) struct CoefficientTable<Scalar> {
@@ -382,6 +397,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         let (kinds, mask) = (self.kinds.map(), self.kinds.mask);
         let (small, large_terms) = (&*self.table.small, &self.table.large[..]);
         let mut integer = 0i64;
+        let mut powers = [0u64; 16];
         let mut large = [[0u64; 5]; 2];
         let mut others = false;
         for (&column, &id) in columns.iter().zip(ids) {
@@ -393,15 +409,26 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             let coeff = small[usize::from(id)];
             if coeff > SMALL_MIN {
                 integer += coeff * i64::from(kind);
+            } else if coeff & LARGE_GENERAL == 0 {
+                add_power(&mut powers, coeff, kind);
+                if coeff & LARGE_TWO != 0 {
+                    add_power(&mut powers, coeff >> SECOND_POWER, kind);
+                }
             } else if kind == KIND_ONE {
-                let code = coeff.wrapping_sub(i64::MIN);
-                let acc = &mut large[usize::from(code & LARGE_NEGATIVE != 0)];
-                if code & LARGE_POWER != 0 {
-                    add_power(acc, code as u8);
-                } else {
-                    add_to(acc, &large_terms[usize::from(id)].magnitude);
+                let acc = &mut large[usize::from(coeff & LARGE_NEGATIVE != 0)];
+                let magnitude = &large_terms[usize::from(id)].magnitude;
+                for (limb, &value) in magnitude.iter().enumerate() {
+                    add_at(acc, limb, u128::from(value));
                 }
             }
+        }
+        for (lane, &sum) in powers.iter().enumerate() {
+            let (sign, shift) = (lane / 8, 32 * (lane % 8));
+            add_at(
+                &mut large[sign],
+                shift / 64,
+                u128::from(sum) << (shift % 64),
+            );
         }
         let [positive, negative] = &large;
         let sum = field.small_element(integer) + field.element(positive) - field.element(negative);
@@ -795,31 +822,30 @@ const BLOCK: usize = 256;
 /// than 2^32 terms, each below 2^31 in magnitude).
 const NOT_INTEGER: i64 = i64::MIN;
 
-/// `acc += value`, with carries, in 320 bits (sums of up to 2^64 256-bit terms fit).
+/// `acc += value * 2^(64 * limb)`, with carries, in 320 bits. A row's large terms stay far
+/// below 2^320: fewer than 2^32 of them, each below 2^256.
 #[inline]
-fn add_to(acc: &mut [u64; 5], value: &[u64; 4]) {
-    let mut carry = false;
-    for (limb, &term) in acc.iter_mut().zip(value) {
-        let (s, c1) = limb.overflowing_add(term);
-        let (s, c2) = s.overflowing_add(u64::from(carry));
-        *limb = s;
-        carry = c1 | c2;
-    }
-    acc[4] += u64::from(carry);
-}
-
-/// `acc += 2^k`, with carries, in 320 bits.
-#[inline]
-fn add_power(acc: &mut [u64; 5], k: u8) {
-    let limb = usize::from(k / 64);
-    let (sum, mut carry) = acc[limb].overflowing_add(1 << (k % 64));
-    acc[limb] = sum;
-    for higher in &mut acc[limb + 1..] {
-        if !carry {
+fn add_at(acc: &mut [u64; 5], limb: usize, value: u128) {
+    let mut carry = value;
+    for limb in &mut acc[limb..] {
+        let sum = u128::from(*limb) + (carry & u128::from(u64::MAX));
+        *limb = sum as u64;
+        carry = (carry >> 64) + (sum >> 64);
+        if carry == 0 {
             break;
         }
-        (*higher, carry) = higher.overflowing_add(1);
     }
+}
+
+/// `kind * 2^k` added to `powers`, for the power `k` and sign an entry gives in its low
+/// 9 bits: `powers[8 * sign + q]` counts multiples of `2^(32 q)`, here `q = k / 32`, and
+/// each term adds below 2^32 to it, so a row of fewer than 2^32 terms cannot overflow it.
+/// No carry to follow, no branch: the row's sum is put together once, at its end.
+#[inline(always)]
+fn add_power(powers: &mut [u64; 16], entry: i64, kind: u8) {
+    // Bits 5-7 of the entry are `q`, bit 8 the sign; `wrapping_shl` takes `k % 32`.
+    let lane = (entry as usize >> 5) & 15;
+    powers[lane] += u64::from(u32::from(kind).wrapping_shl(entry as u32));
 }
 
 /// Whether `a * b = c`: in integers when all three rows are integers (exact, since sums
@@ -948,39 +974,47 @@ mod tests {
             -Fr::from(3u64),
             Fr::from(2u64).pow_vartime([200]),
             -Fr::from(2u64).pow_vartime([250]),
+            Fr::from(2u64).pow_vartime([66]) + Fr::from(2u64).pow_vartime([101]),
+            -(Fr::from(1u64 << 31) + Fr::from(2u64).pow_vartime([200])),
         ];
         let table = CoefficientTable::new(dictionary.to_vec());
         assert_eq!(table.classes[0], FieldClass::One);
         assert_eq!(table.classes[1], FieldClass::MinusOne);
         assert_eq!(table.classes[2], FieldClass::PowerOfTwo(3));
         assert_eq!(table.classes[3], FieldClass::General(Fr::from(1u64 << 40)));
-        let power = |negative: bool, k: i64| {
-            i64::MIN + LARGE_POWER + k + if negative { LARGE_NEGATIVE } else { 0 }
+        let power = |negative: bool, k: i64| k + if negative { LARGE_NEGATIVE } else { 0 };
+        let two = |negative: bool, k: i64, j: i64| {
+            power(negative, k) + (power(negative, j) << SECOND_POWER) + LARGE_TWO
         };
         assert_eq!(
-            table.small[..8],
+            table.small[..10],
             [
                 1,
                 -1,
                 8,
-                power(false, 40),
+                i64::MIN + power(false, 40),
                 -3,
-                power(false, 200),
-                power(true, 250),
+                i64::MIN + power(false, 200),
+                i64::MIN + power(true, 250),
+                i64::MIN + two(false, 66, 101),
+                i64::MIN + two(true, 31, 200),
                 NOT_SMALL
             ]
         );
-        assert!([3, 5, 6].iter().all(|&id| table.small[id] <= SMALL_MIN));
+        assert!([3, 5, 6, 7, 8]
+            .iter()
+            .all(|&id| table.small[id] <= SMALL_MIN));
         assert_eq!(table.large[5].magnitude, [0, 0, 0, 1 << 8]);
         assert!(!table.large[5].negative);
         assert_eq!(table.large[6].magnitude, [0, 0, 0, 1 << 58]);
         assert!(table.large[6].negative);
-        assert_eq!(table.large[4].power(), None, "3 is no power of two");
+        assert_eq!(table.large[4].powers(), Some(vec![0, 1]));
         let general = Large {
             negative: true,
             magnitude: [3, 0, 0, 1],
         };
-        assert_eq!(general.code(), i64::MIN + LARGE_NEGATIVE);
+        assert_eq!(general.powers(), None, "three bits set");
+        assert_eq!(general.code(), i64::MIN + LARGE_NEGATIVE + LARGE_GENERAL);
     }
 
     /// Rows of random coefficients (small, large, negative) over random 0/1 and other
@@ -989,9 +1023,18 @@ mod tests {
     fn integer_sums_equal_field_sums() {
         let mut rng = XorShiftRng::seed_from_u64(31);
         let mut dictionary = vec![Fr::ONE, -Fr::ONE];
-        for k in [2u64, 5, 62, 63, 64, 120, 200, 253, 254] {
-            dictionary.push(Fr::from(2u64).pow_vartime([k]));
-            dictionary.push(-Fr::from(2u64).pow_vartime([k]));
+        // Powers on both sides of every 32-bit lane and 64-bit limb boundary, and sums of
+        // two of them.
+        let power = |k: u64| Fr::from(2u64).pow_vartime([k]);
+        for k in [
+            2u64, 5, 31, 32, 62, 63, 64, 95, 96, 120, 200, 223, 224, 253, 254,
+        ] {
+            dictionary.push(power(k));
+            dictionary.push(-power(k));
+        }
+        for (k, j) in [(66, 101), (31, 32), (0, 224), (63, 254), (95, 96)] {
+            dictionary.push(power(k) + power(j));
+            dictionary.push(-(power(k) + power(j)));
         }
         dictionary.push(Fr::random(&mut rng));
         dictionary.push(Fr::from(u64::MAX));
