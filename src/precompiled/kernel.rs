@@ -13,7 +13,8 @@
 //!
 //! Work goes a block of rows at a time, one matrix after another: a tight loop sums the
 //! common rows (its variant chosen by what the block is made of, [`BlockClass`]), the rows
-//! it leaves take the spilled path, then one loop per block turns the sums into field
+//! it leaves take the spilled path (MultiEq's long rows a word at a time, by their runs of
+//! powers of two: the `runs` module), then one loop per block turns the sums into field
 //! elements and checks each constraint.
 //!
 //! The integer path needs the field's representation to be 32 little-endian bytes (as
@@ -24,6 +25,7 @@ use rayon::prelude::*;
 
 use super::fill::{fill_three, Emit};
 use super::matrix::Matrix;
+use super::runs::{PowerRuns, Powers, RunRow};
 use crate::error::Error;
 use crate::vectors::reserve;
 
@@ -306,6 +308,37 @@ impl<Scalar> CoefficientTable<Scalar> {
     pub(crate) fn dictionary(&self) -> &[Scalar] {
         &self.values
     }
+
+    /// Whether coefficient `id` is too large for the common integer loop.
+    fn is_large(&self, id: u16) -> bool {
+        self.small[usize::from(id)] <= SMALL_MIN
+    }
+
+    /// Coefficient `id` as [`Powers`] when it is `± 2^k` or `± (2^k + 2^j)` (seen as the
+    /// integer of smaller magnitude); `None` for other coefficients.
+    fn powers(&self, id: u16) -> Option<Powers> {
+        let entry = self.small[usize::from(id)];
+        if entry > SMALL_MIN {
+            let magnitude = entry.unsigned_abs();
+            let low = magnitude.trailing_zeros() as u8;
+            let rest = magnitude & (magnitude - 1);
+            match rest.count_ones() {
+                0 => Some((entry < 0, low, None)),
+                1 => Some((entry < 0, low, Some(rest.trailing_zeros() as u8))),
+                _ => None,
+            }
+        } else {
+            let flags = entry.wrapping_sub(i64::MIN);
+            let negative = flags & LARGE_NEGATIVE != 0;
+            if flags & LARGE_GENERAL != 0 {
+                None
+            } else if flags & LARGE_TWO != 0 {
+                Some((negative, flags as u8, Some((flags >> SECOND_POWER) as u8)))
+            } else {
+                Some((negative, flags as u8, None))
+            }
+        }
+    }
 }
 
 /// The kind of every witness value, one byte each, aux values first, then inputs: a row of
@@ -364,8 +397,8 @@ struct Rows<'a, Scalar> {
     aux: &'a [Scalar],
     kinds: &'a ValueKinds,
     table: &'a CoefficientTable<Scalar>,
-    /// Per matrix, the class of every block.
-    classes: &'a [Vec<BlockClass>; 3],
+    /// Per matrix, what evaluation derived from it.
+    layouts: &'a [MatrixLayout; 3],
 }
 
 impl<Scalar: PrimeField> Rows<'_, Scalar> {
@@ -439,6 +472,26 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         }
     }
 
+    /// A row holding runs of powers of two: each run's values read as the bits of one
+    /// integer, the other terms on the spilled path. `None` when a run covers a value other
+    /// than 0 and 1 (the whole row then takes the spilled path).
+    #[inline(never)]
+    fn run_row(&self, field: &IntegerField<Scalar>, row: RunRow<'_>) -> Option<Scalar> {
+        let kinds = self.kinds.map();
+        let mut large = [[0u64; 5]; 2];
+        for run in row.runs {
+            let bits = run.bits(kinds)?;
+            let acc = &mut large[usize::from(run.negative)];
+            for low in std::iter::once(run.low).chain(run.second) {
+                let low = usize::from(low);
+                add_at(acc, low / 64, u128::from(bits) << (low % 64));
+            }
+        }
+        let [positive, negative] = &large;
+        let rest = self.spilled_row(field, row.columns, row.ids);
+        Some(rest + field.element(positive) - field.element(negative))
+    }
+
     /// The terms of a row whose values are other than 0 and 1, multiplied in the field.
     #[cold]
     #[inline(never)]
@@ -487,8 +540,8 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             let (ia, ib, ic) = (&mut ia[..count], &mut ib[..count], &mut ic[..count]);
             // Blocks start at multiples of BLOCK (chunks at multiples of ROWS_PER_TASK).
             let class = |m: usize| {
-                let class = self.classes[m].get(start / BLOCK).copied();
-                class.unwrap_or(BlockClass::Mixed)
+                let class = self.layouts[m].classes.get(start / BLOCK).copied();
+                (class.unwrap_or(BlockClass::Mixed), &self.layouts[m].runs)
             };
             sum.pass(&matrices[0], start, a, ia, class(0));
             sum.pass(&matrices[1], start, b, ib, class(1));
@@ -565,15 +618,15 @@ impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
 trait RowSum<Scalar> {
     /// Rows `first..first + out.len()` of `matrix`: their sums as integers into `integers`
     /// where they are small integers (their field elements follow in [`Self::finish`]),
-    /// else [`NOT_INTEGER`] there and the field element into `out`. `class`: what these
-    /// rows are made of.
+    /// else [`NOT_INTEGER`] there and the field element into `out`. `layout`: what these
+    /// rows are made of, and the matrix's runs of powers of two.
     fn pass(
         &self,
         matrix: &Matrix,
         first: usize,
         out: &mut [Scalar],
         integers: &mut [i64],
-        class: BlockClass,
+        layout: (BlockClass, &PowerRuns),
     );
 
     /// Completes a block's rows: the field elements of the integer sums into `out`, then
@@ -589,7 +642,8 @@ struct IntegerSum<'a, 'b, Scalar> {
 
 impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
     /// The common rows' sums in one tight loop, then the rows it left (a large coefficient,
-    /// or a value other than 0 and 1) on the spilled path.
+    /// or a value other than 0 and 1): by their runs where they hold some, else on the
+    /// spilled path.
     #[inline(always)]
     fn pass(
         &self,
@@ -597,7 +651,7 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
         first: usize,
         out: &mut [Scalar],
         integers: &mut [i64],
-        class: BlockClass,
+        (class, runs): (BlockClass, &PowerRuns),
     ) {
         let (kinds, small) = (self.rows.kinds, &*self.rows.table.small);
         let all_small = match class {
@@ -610,13 +664,19 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
         }
         for (row, (out, &integer)) in out.iter_mut().zip(&*integers).enumerate() {
             if integer == NOT_INTEGER {
-                let range = matrix.row_starts[first + row] as usize
-                    ..matrix.row_starts[first + row + 1] as usize;
-                *out = self.rows.spilled_row(
-                    self.field,
-                    &matrix.columns[range.clone()],
-                    &matrix.coeff_ids[range],
-                );
+                let by_runs = runs.row(first + row);
+                *out = match by_runs.and_then(|row| self.rows.run_row(self.field, row)) {
+                    Some(sum) => sum,
+                    None => {
+                        let range = matrix.row_starts[first + row] as usize
+                            ..matrix.row_starts[first + row + 1] as usize;
+                        self.rows.spilled_row(
+                            self.field,
+                            &matrix.columns[range.clone()],
+                            &matrix.coeff_ids[range],
+                        )
+                    }
+                };
             }
         }
     }
@@ -758,11 +818,35 @@ pub(crate) enum BlockClass {
     Mixed,
 }
 
+/// What evaluation derives from a matrix once, when a recording is built or loaded.
+pub(crate) struct MatrixLayout {
+    /// The class of every block of [`BLOCK`] rows, from row 0.
+    classes: Vec<BlockClass>,
+    /// The runs of powers of two in the rows the common loop leaves.
+    runs: PowerRuns,
+}
+
+impl MatrixLayout {
+    /// The layout of `matrix`, whose coefficient ids index `table`.
+    pub(crate) fn new<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> Self {
+        let runs = match table.integers {
+            Some(_) => PowerRuns::find(matrix, |id| table.is_large(id), |id| table.powers(id)),
+            None => PowerRuns::default(),
+        };
+        MatrixLayout {
+            classes: block_classes(matrix, table),
+            runs,
+        }
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.classes.len() + self.runs.bytes()
+    }
+}
+
 /// The class of every block of [`BLOCK`] rows of `matrix`, from row 0.
-pub(crate) fn block_classes<Scalar>(
-    matrix: &Matrix,
-    table: &CoefficientTable<Scalar>,
-) -> Vec<BlockClass> {
+fn block_classes<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> Vec<BlockClass> {
     let starts = &matrix.row_starts;
     let coefficient = |term: usize| table.small[usize::from(matrix.coeff_ids[term])];
     (0..matrix.rows())
@@ -797,7 +881,7 @@ impl<Scalar: PrimeField> RowSum<Scalar> for FieldSum<'_, '_, Scalar> {
         first: usize,
         out: &mut [Scalar],
         integers: &mut [i64],
-        _: BlockClass,
+        _: (BlockClass, &PowerRuns),
     ) {
         let starts = &matrix.row_starts[first..=first + out.len()];
         for ((out, integer), ends) in out.iter_mut().zip(integers).zip(starts.windows(2)) {
@@ -879,7 +963,7 @@ fn field_satisfied<Scalar: PrimeField>(a: &Scalar, b: &Scalar, c: &Scalar) -> bo
 /// zero-filling first), and must already hold the rows' capacity.
 #[inline(never)] // called once per evaluation; kept apart so profiles can single it out
 pub(crate) fn evaluate_rows<Scalar: PrimeField>(
-    (matrices, classes): (&[Matrix; 3], &[Vec<BlockClass>; 3]),
+    (matrices, layouts): (&[Matrix; 3], &[MatrixLayout; 3]),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
     kinds: &ValueKinds,
@@ -890,7 +974,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
         aux,
         kinds,
         table,
-        classes,
+        layouts,
     };
     let count = matrices[0].rows();
     if [a.len(), b.len(), c.len()] == [count; 3] {
@@ -924,7 +1008,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
 /// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
 /// b, c), evaluated on the rayon pool a chunk at a time.
 pub(crate) fn first_difference<Scalar: PrimeField>(
-    (matrices, classes): (&[Matrix; 3], &[Vec<BlockClass>; 3]),
+    (matrices, layouts): (&[Matrix; 3], &[MatrixLayout; 3]),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
     kinds: &ValueKinds,
@@ -935,7 +1019,7 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
         aux,
         kinds,
         table,
-        classes,
+        layouts,
     };
     let chunks = expected[0].len().div_ceil(ROWS_PER_TASK);
     (0..chunks).into_par_iter().find_map_first(|chunk| {
@@ -1018,50 +1102,59 @@ mod tests {
     }
 
     /// Rows of random coefficients (small, large, negative) over random 0/1 and other
-    /// values, summed by the kernel and term by term in the field.
+    /// values, summed by the kernel and term by term in the field; long rows hold runs of
+    /// powers of two too (rising, falling, negative, of sums of two powers, of every length
+    /// around the shortest packed one, over bits only and over other values).
     #[test]
     fn integer_sums_equal_field_sums() {
         let mut rng = XorShiftRng::seed_from_u64(31);
         let mut dictionary = vec![Fr::ONE, -Fr::ONE];
-        // Powers on both sides of every 32-bit lane and 64-bit limb boundary, and sums of
-        // two of them.
+        // Every power up to 2^130 and some far above, so runs cross every 32-bit lane and
+        // 64-bit limb boundary; sums of two of them (MultiEq's words added twice), and
+        // coefficients that are neither.
         let power = |k: u64| Fr::from(2u64).pow_vartime([k]);
-        for k in [
-            2u64, 5, 31, 32, 62, 63, 64, 95, 96, 120, 200, 223, 224, 253, 254,
-        ] {
+        let mut power_ids = std::collections::HashMap::new();
+        for k in (1..=130).chain([200, 223, 224, 253, 254]) {
+            power_ids.insert((false, k, None), dictionary.len() as u16);
             dictionary.push(power(k));
+            power_ids.insert((true, k, None), dictionary.len() as u16);
             dictionary.push(-power(k));
         }
-        for (k, j) in [(66, 101), (31, 32), (0, 224), (63, 254), (95, 96)] {
+        for (k, j) in (0..=80)
+            .map(|k| (k, k + 35))
+            .chain([(31, 32), (0, 224), (63, 254)])
+        {
+            power_ids.insert((false, k, Some(j)), dictionary.len() as u16);
             dictionary.push(power(k) + power(j));
+            power_ids.insert((true, k, Some(j)), dictionary.len() as u16);
             dictionary.push(-(power(k) + power(j)));
         }
         dictionary.push(Fr::random(&mut rng));
         dictionary.push(Fr::from(u64::MAX));
         let table = CoefficientTable::new(dictionary.to_vec());
         assert!(table.integers.is_some());
+        // Values 0 to 199 are 0, 1 and others; 200 to 399 bits only.
         let aux: Vec<Fr> = (0..400)
-            .map(|i| match i % 7 {
-                0 => Fr::random(&mut rng),
-                1..=3 => Fr::ONE,
+            .map(|i| match (i % 7, i < 200) {
+                (0, true) => Fr::random(&mut rng),
+                (1..=3, _) => Fr::ONE,
                 _ => Fr::ZERO,
             })
             .collect();
         let inputs = vec![Fr::ONE, Fr::from(5u64)];
-        let mut kinds = ValueKinds::default();
-        kinds.classify(&inputs, &aux).unwrap();
-        let no_classes = Default::default();
-        let rows = Rows {
-            inputs: &inputs,
-            aux: &aux,
-            kinds: &kinds,
-            table: &table,
-            classes: &no_classes,
+        let value = |column: u32| match aux.get(column as usize) {
+            Some(value) => *value,
+            None => inputs[column as usize - aux.len()],
         };
         let mut matrix = Matrix::default();
         let mut expected = Vec::new();
         for row in 0..4 * BLOCK {
             let mut sum = Fr::ZERO;
+            let mut push = |column: u32, id: u16| {
+                sum += value(column) * dictionary[id as usize];
+                matrix.columns.push(column);
+                matrix.coeff_ids.push(id);
+            };
             // Long rows of every coefficient, short rows of small ones over bits (the
             // common rows, summed in integers), some with a term off that path; a block of
             // short rows only, and a last block of single terms of coefficient 1.
@@ -1077,27 +1170,64 @@ mod tests {
                     0 => 400 + rng.next_u32() % 2,
                     _ => rng.next_u32() % 400,
                 };
-                sum += rows.value(column) * dictionary[id as usize];
-                matrix.columns.push(column);
-                matrix.coeff_ids.push(id);
+                push(column, id);
+                if terms > 100 && rng.next_u32() % 100 == 0 {
+                    let len = 6 + rng.next_u32() % 70;
+                    // Runs of every other long row over bits only, so they are packed.
+                    let start = match row % 2 {
+                        0 => 200 + rng.next_u32() % (200 - len),
+                        _ => rng.next_u32() % (400 - len),
+                    };
+                    let (negative, falling) = (rng.next_u32() % 2 == 0, rng.next_u32() % 2 == 0);
+                    let two = rng.next_u32() % 3 == 0;
+                    let low = 1 + rng.next_u32() % (if two { 81 } else { 131 } - len);
+                    for i in 0..len {
+                        let k = if falling { low + len - 1 - i } else { low + i };
+                        let key = (negative, u64::from(k), two.then_some(u64::from(k) + 35));
+                        push(start + i, power_ids[&key]);
+                    }
+                }
             }
             matrix.row_starts.push(matrix.columns.len() as u32);
             expected.push(sum);
         }
-        let classes = block_classes(&matrix, &table);
+        let layout = MatrixLayout::new(&matrix, &table);
         use BlockClass::{Mixed, Small, Unit};
-        assert_eq!(classes, [Mixed, Small, Mixed, Unit]);
+        assert_eq!(layout.classes, [Mixed, Small, Mixed, Unit]);
+        let mut kinds = ValueKinds::default();
+        kinds.classify(&inputs, &aux).unwrap();
+        let layouts = [
+            MatrixLayout::new(&Matrix::default(), &table),
+            layout,
+            MatrixLayout::new(&Matrix::default(), &table),
+        ];
+        let rows = Rows {
+            inputs: &inputs,
+            aux: &aux,
+            kinds: &kinds,
+            table: &table,
+            layouts: &layouts,
+        };
         let sum = IntegerSum {
             rows: &rows,
             field: table.integers.as_ref().unwrap(),
         };
+        let run_rows: Vec<_> = (0..expected.len())
+            .filter_map(|row| layouts[1].runs.row(row))
+            .collect();
+        let packed = run_rows
+            .into_iter()
+            .filter_map(|row| rows.run_row(sum.field, row));
+        assert!(packed.count() > 20, "rows summed by their runs");
         let (mut out, mut integers) = (vec![Fr::ZERO; BLOCK], vec![0; BLOCK]);
         let (mut ones, mut one_sums) = (vec![Fr::ONE; BLOCK], vec![1; BLOCK]);
         let mut integer_rows = 0;
         for first in (0..expected.len()).step_by(BLOCK) {
             let rows = BLOCK.min(expected.len() - first);
             let (out, integers) = (&mut out[..rows], &mut integers[..rows]);
-            sum.pass(&matrix, first, out, integers, classes[first / BLOCK]);
+            let layout = &layouts[1];
+            let class = (layout.classes[first / BLOCK], &layout.runs);
+            sum.pass(&matrix, first, out, integers, class);
             // `finish` writes the integer rows' elements; here `row * 1 = row` holds.
             let (b, y) = (&mut ones[..rows], &mut one_sums[..rows]);
             let mut c = out.to_vec();
@@ -1125,13 +1255,13 @@ mod tests {
     fn finishing_a_block_writes_every_sum_and_finds_the_first_unsatisfied_row() {
         let table = CoefficientTable::<Fr>::new(vec![Fr::ONE]);
         let kinds = ValueKinds::default();
-        let classes = Default::default();
+        let layouts = [(); 3].map(|_| MatrixLayout::new(&Matrix::default(), &table));
         let rows = Rows {
             inputs: &[],
             aux: &[],
             kinds: &kinds,
             table: &table,
-            classes: &classes,
+            layouts: &layouts,
         };
         let sum = IntegerSum {
             rows: &rows,

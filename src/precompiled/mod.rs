@@ -28,6 +28,7 @@ mod fill;
 mod kernel;
 mod matrix;
 mod record;
+mod runs;
 mod witness;
 
 use bellpepper_core::{Circuit, ConstraintSystem};
@@ -39,7 +40,7 @@ pub use self::matrix::Matrix;
 pub use self::record::{Companion, Recorder, StructureOnly};
 pub use self::witness::Witness;
 
-use self::kernel::{BlockClass, CoefficientTable, ValueKinds};
+use self::kernel::{CoefficientTable, MatrixLayout, ValueKinds};
 use self::matrix::validate;
 use crate::assignment::ProvingAssignment;
 use crate::error::Error;
@@ -53,9 +54,10 @@ pub struct Recording<Scalar: PrimeField> {
     matrices: [Matrix; 3],
     /// The dictionary and what evaluation needs of each entry.
     coefficients: CoefficientTable<Scalar>,
-    /// Per matrix, what each block of rows is made of (which of the kernel's loops sums it;
-    /// B is nearly all single terms of coefficient 1).
-    block_classes: [Vec<BlockClass>; 3],
+    /// Per matrix, what evaluation derives from it: what each block of rows is made of
+    /// (which of the kernel's loops sums it; B is nearly all single terms of coefficient
+    /// 1), and the runs of powers of two in MultiEq's rows.
+    layouts: [MatrixLayout; 3],
     /// `a_aux`, `b_input`, `b_aux`, as the recording implies them.
     densities: [DensityTracker; 3],
 }
@@ -99,12 +101,12 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         mark_density(&matrices[0], aux, None, &mut a_aux);
         mark_density(&matrices[1], aux, Some(&mut b_input), &mut b_aux);
         let coefficients = CoefficientTable::new(dictionary);
-        let block_classes = [0, 1, 2].map(|m| kernel::block_classes(&matrices[m], &coefficients));
+        let layouts = [0, 1, 2].map(|m| MatrixLayout::new(&matrices[m], &coefficients));
         Ok(Recording {
             inputs,
             aux,
             coefficients,
-            block_classes,
+            layouts,
             matrices,
             densities: [a_aux, b_input, b_aux],
         })
@@ -187,12 +189,14 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         self.coefficients.dictionary().len()
     }
 
-    /// Bytes of the three matrices and the dictionary per nonzero term, in memory (the file
-    /// adds a fixed header and trailer only).
+    /// Bytes of the three matrices, what evaluation derives from them, and the dictionary
+    /// per nonzero term, in memory (the file holds the matrices and the dictionary, and adds
+    /// a fixed header and trailer only).
     pub fn bytes_per_nonzero(&self) -> f64 {
         let matrices: usize = self.matrices.iter().map(Matrix::bytes).sum();
+        let layouts: usize = self.layouts.iter().map(MatrixLayout::bytes).sum();
         let dictionary = self.dictionary_len() * std::mem::size_of::<Scalar>();
-        (matrices + dictionary) as f64 / self.nonzeros().max(1) as f64
+        (matrices + layouts + dictionary) as f64 / self.nonzeros().max(1) as f64
     }
 
     /// Computes the witness of `circuit` (value closures only; no constraint is built).
@@ -290,7 +294,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         kinds.classify(&vectors.input_assignment, &vectors.aux_assignment)?;
         let values = [&vectors.input_assignment[..], &vectors.aux_assignment[..]];
         let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
-        let matrices = (&self.matrices, &self.block_classes);
+        let matrices = (&self.matrices, &self.layouts);
         match kernel::first_difference(matrices, &self.coefficients, values, &kinds, rows) {
             None => Ok(()),
             Some(row) => Err(Error::InvalidRecording(format!(
@@ -332,7 +336,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             }
         }
         let failed = kernel::evaluate_rows(
-            (&self.matrices, &self.block_classes),
+            (&self.matrices, &self.layouts),
             &self.coefficients,
             [&witness.inputs, &witness.aux],
             kinds,

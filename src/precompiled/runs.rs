@@ -1,0 +1,309 @@
+//! Runs of powers of two over consecutive variables, summed a word at a time.
+//!
+//! MultiEq packs many 32-bit additions into one constraint: each word's bits appear as
+//! terms `bit_i * 2^(k + i)`. A word's bits are consecutive variables, and a row's terms are
+//! in column order, so the row holds runs: consecutive columns whose coefficients are
+//! consecutive powers of two of one sign, rising with the column (bits allocated from the
+//! lowest, as results are) or falling (words read from big-endian bits). A word added
+//! twice in one constraint (SHA-256's `temp1` goes into both of a round's sums) has sums of
+//! two powers, `2^(k + i) + 2^(j + i)`, which run the same way. Such rows are
+//! few (about one in 500) but hold about a fifth of all terms, and every one of them leaves
+//! the common integer loop for its large coefficients.
+//!
+//! Over values that are all 0 or 1 a run's sum is the run's kinds read as the bits of one
+//! integer, shifted by its lowest power: eight kinds (one byte each) become eight bits with
+//! one multiplication. Runs are found once per recording, when it is built or loaded; the
+//! file format does not change.
+
+use super::matrix::Matrix;
+
+/// Shorter runs are summed term by term: packing pays from about a word's byte.
+const MIN_RUN: usize = 8;
+
+/// A run's sum fits a `u64`, so shifted by its power it fits the kernel's 320-bit sums.
+const MAX_RUN: usize = 64;
+
+/// Multiplying a `u64` whose bytes are each 0 or 1 by this puts byte `i` at bit `56 + i`:
+/// the 64 partial products land on distinct bits, so nothing carries.
+const PACK_BYTES: u64 = 0x0102_0408_1020_4080;
+
+/// Set in a `u64` of kinds where a byte is neither 0 nor 1.
+const NOT_A_BIT: u64 = 0xFEFE_FEFE_FEFE_FEFE;
+
+/// A coefficient `± (2^k + 2^j)` or `± 2^k`: its sign, `k`, and `j` if there is one.
+pub(crate) type Powers = (bool, u8, Option<u8>);
+
+/// Terms at consecutive columns from `column` with coefficients `± 2^(low + i)` (plus
+/// `2^(second + i)` for sums of two powers) for `i` in `0..len`, rising or falling with the
+/// column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    column: u32,
+    len: u8,
+    /// The smallest power of two in the run.
+    pub(crate) low: u8,
+    /// The smallest of the second powers, in a run of sums of two.
+    pub(crate) second: Option<u8>,
+    pub(crate) negative: bool,
+    /// Whether the powers fall as the column rises.
+    falling: bool,
+}
+
+impl Run {
+    /// The run's sum divided by `2^low`, when every value it covers is 0 or 1 (`kinds`
+    /// holds one byte per value: 0, 1, or more for any other); `None` otherwise.
+    #[inline]
+    pub(crate) fn bits(&self, kinds: &[u8]) -> Option<u64> {
+        let start = self.column as usize;
+        let len = usize::from(self.len);
+        let bytes = kinds.get(start..start + len)?;
+        let (mut packed, mut seen) = (0u64, 0u64);
+        for (i, chunk) in bytes.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            let word = u64::from_le_bytes(word);
+            seen |= word;
+            packed |= (word.wrapping_mul(PACK_BYTES) >> 56) << (8 * i);
+        }
+        if seen & NOT_A_BIT != 0 {
+            return None;
+        }
+        // A falling run's first column carries the highest power.
+        Some(if self.falling {
+            packed.reverse_bits() >> (64 - len)
+        } else {
+            packed
+        })
+    }
+}
+
+/// The rows of one matrix that hold runs: for each, its runs and its other terms.
+#[derive(Default)]
+pub(crate) struct PowerRuns {
+    /// The rows, ascending.
+    rows: Vec<u32>,
+    /// Row `rows[i]`'s runs are `runs[run_starts[i]..run_starts[i + 1]]`.
+    run_starts: Vec<u32>,
+    runs: Vec<Run>,
+    /// Row `rows[i]`'s other terms are `rest_columns[rest_starts[i]..rest_starts[i + 1]]`
+    /// (and the same range of `rest_ids`).
+    rest_starts: Vec<u32>,
+    rest_columns: Vec<u32>,
+    rest_ids: Vec<u16>,
+}
+
+/// One row's runs and its terms outside them.
+pub(crate) struct RunRow<'a> {
+    pub(crate) runs: &'a [Run],
+    pub(crate) columns: &'a [u32],
+    pub(crate) ids: &'a [u16],
+}
+
+impl PowerRuns {
+    /// The runs of `matrix`'s rows that hold a coefficient `large(id)` says is large (the
+    /// rows the common loop leaves), each run from [`MIN_RUN`] to [`MAX_RUN`] terms long;
+    /// `power(id)`: the coefficient's [`Powers`] when it is a power of two or a sum of two.
+    pub(crate) fn find(
+        matrix: &Matrix,
+        large: impl Fn(u16) -> bool,
+        power: impl Fn(u16) -> Option<Powers>,
+    ) -> PowerRuns {
+        let mut found = PowerRuns {
+            run_starts: vec![0],
+            rest_starts: vec![0],
+            ..PowerRuns::default()
+        };
+        for (row, ends) in matrix.row_starts.windows(2).enumerate() {
+            let terms = ends[0] as usize..ends[1] as usize;
+            if terms.len() < MIN_RUN || !matrix.coeff_ids[terms.clone()].iter().any(|&id| large(id))
+            {
+                continue;
+            }
+            let (columns, ids) = (&matrix.columns[terms.clone()], &matrix.coeff_ids[terms]);
+            let (runs, rest) = (found.runs.len(), found.rest_columns.len());
+            let mut term = 0;
+            while term < columns.len() {
+                match run_at(&columns[term..], &ids[term..], &power) {
+                    Some(run) => {
+                        found.runs.push(run);
+                        term += usize::from(run.len);
+                    }
+                    None => {
+                        found.rest_columns.push(columns[term]);
+                        found.rest_ids.push(ids[term]);
+                        term += 1;
+                    }
+                }
+            }
+            if found.runs.len() == runs {
+                found.rest_columns.truncate(rest);
+                found.rest_ids.truncate(rest);
+                continue;
+            }
+            found.rows.push(row as u32);
+            found.run_starts.push(found.runs.len() as u32);
+            found.rest_starts.push(found.rest_columns.len() as u32);
+        }
+        found
+    }
+
+    /// Row `row`'s runs and other terms, if it holds runs.
+    pub(crate) fn row(&self, row: usize) -> Option<RunRow<'_>> {
+        let i = self.rows.binary_search(&u32::try_from(row).ok()?).ok()?;
+        let runs = self.run_starts[i] as usize..self.run_starts[i + 1] as usize;
+        let rest = self.rest_starts[i] as usize..self.rest_starts[i + 1] as usize;
+        Some(RunRow {
+            runs: &self.runs[runs],
+            columns: &self.rest_columns[rest.clone()],
+            ids: &self.rest_ids[rest],
+        })
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        4 * (self.rows.len() + self.run_starts.len() + self.rest_starts.len())
+            + std::mem::size_of::<Run>() * self.runs.len()
+            + 6 * self.rest_columns.len()
+    }
+}
+
+/// The run that the first terms of `columns` and `ids` start, if at least [`MIN_RUN`]
+/// long (at most [`MAX_RUN`]).
+fn run_at(columns: &[u32], ids: &[u16], power: impl Fn(u16) -> Option<Powers>) -> Option<Run> {
+    let (negative, first, first_second) = power(ids[0])?;
+    let (_, next, _) = power(*ids.get(1)?)?;
+    let step: i16 = match i16::from(next) - i16::from(first) {
+        1 => 1,
+        -1 => -1,
+        _ => return None,
+    };
+    // The powers of the term `i` terms on, if they stay within a byte.
+    let moved = |k: u8, i: usize| u8::try_from(i16::from(k) + step * i as i16).ok();
+    let expected = |i: usize| -> Option<Powers> {
+        let second = match first_second {
+            Some(j) => Some(moved(j, i)?),
+            None => None,
+        };
+        Some((negative, moved(first, i)?, second))
+    };
+    let len = 1
+        + (1..columns.len().min(MAX_RUN))
+            .take_while(|&i| {
+                columns[i] == columns[0].wrapping_add(i as u32)
+                    && expected(i).is_some()
+                    && power(ids[i]) == expected(i)
+            })
+            .count();
+    let lowest = |k: u8| if step < 0 { k - (len as u8 - 1) } else { k };
+    (len >= MIN_RUN).then(|| Run {
+        column: columns[0],
+        len: len as u8,
+        low: lowest(first),
+        second: first_second.map(lowest),
+        negative,
+        falling: step < 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Coefficient id `k` is `2^k` for `k < 100`, id `100 + k` is `-2^k`, id `300 + k` is
+    /// `2^k + 2^(k + 35)`; id 200 is 3.
+    fn power(id: u16) -> Option<Powers> {
+        match id {
+            0..100 => Some((false, id as u8, None)),
+            100..200 => Some((true, (id - 100) as u8, None)),
+            300..400 => Some((false, (id - 300) as u8, Some((id - 265) as u8))),
+            _ => None,
+        }
+    }
+
+    fn matrix(rows: &[Vec<(u32, u16)>]) -> Matrix {
+        let mut matrix = Matrix::default();
+        for row in rows {
+            for &(column, id) in row {
+                matrix.columns.push(column);
+                matrix.coeff_ids.push(id);
+            }
+            matrix.row_starts.push(matrix.columns.len() as u32);
+        }
+        matrix
+    }
+
+    #[test]
+    fn runs_are_found_rising_falling_and_split_at_their_longest() {
+        // Row 0: a rising run of 72 (split 64 + 8), a term of 3, a falling negative run of
+        // 10 from 2^20, a falling run of 9 sums of two powers from 2^40 + 2^75, and a run
+        // broken by a gap in its columns (5 + 5 terms). Row 1: a run of 7 only (too short).
+        // Row 2: no large coefficient.
+        let mut row0: Vec<(u32, u16)> = (0..72).map(|j| (100 + j, j as u16)).collect();
+        row0.push((5, 200));
+        row0.extend((0..10).map(|j| (300 + j, 100 + 20 - j as u16)));
+        row0.extend((0..9).map(|j| (400 + j, 300 + 40 - j as u16)));
+        row0.extend((0..10).map(|j| (500 + j + j / 5, j as u16)));
+        let row1: Vec<(u32, u16)> = (0..7).map(|j| (10 + j, j as u16)).collect();
+        let row2: Vec<(u32, u16)> = (0..12).map(|j| (10 + j, j as u16)).collect();
+        let matrix = matrix(&[row0, row1, row2]);
+        let runs = PowerRuns::find(&matrix, |id| id != 5, power);
+        let row = runs.row(0).expect("row 0 holds runs");
+        let run = |column, len, (low, second), negative, falling| Run {
+            column,
+            len,
+            low,
+            second,
+            negative,
+            falling,
+        };
+        assert_eq!(
+            row.runs,
+            [
+                run(100, 64, (0, None), false, false),
+                run(164, 8, (64, None), false, false),
+                run(300, 10, (11, None), true, true),
+                run(400, 9, (32, Some(67)), false, true),
+            ]
+        );
+        let gapped: Vec<u32> = (0..10).map(|j| 500 + j + j / 5).collect();
+        assert_eq!(row.columns[0], 5);
+        assert_eq!(row.columns[1..], gapped);
+        assert_eq!(row.ids[..2], [200, 0]);
+        assert!(runs.row(1).is_none(), "seven terms are no run");
+        let only_small = PowerRuns::find(&matrix, |id| id == 200, power);
+        assert!(
+            only_small.row(2).is_none(),
+            "a row without a large coefficient"
+        );
+    }
+
+    #[test]
+    fn a_run_reads_its_kinds_as_bits() {
+        let kinds: Vec<u8> = (0..80).map(|i| ((i * 7 + i / 3) % 2) as u8).collect();
+        let expected = |start: usize, len: usize, falling: bool| -> u64 {
+            (0..len)
+                .map(|j| {
+                    let bit = if falling { len - 1 - j } else { j };
+                    u64::from(kinds[start + j]) << bit
+                })
+                .sum()
+        };
+        for len in [8, 9, 15, 16, 31, 32, 33, 56, 63, 64] {
+            for falling in [false, true] {
+                let run = Run {
+                    column: 3,
+                    len: len as u8,
+                    low: 0,
+                    second: None,
+                    negative: false,
+                    falling,
+                };
+                assert_eq!(run.bits(&kinds), Some(expected(3, len, falling)));
+                let mut other = kinds.clone();
+                other[3 + len - 1] = 2;
+                assert_eq!(run.bits(&other), None, "a value other than 0 and 1");
+                assert_eq!(run.bits(&kinds[..3 + len - 1]), None, "past the map");
+            }
+        }
+    }
+}
