@@ -4,6 +4,7 @@
 #   scripts/perf-stat.sh run --tag NAME [--variant V] [--circuit C] [--size N] [--reps N]
 #                            [--repeat N] [--rev GITREV] [--sim] [--desc TEXT]
 #   scripts/perf-stat.sh compare BASE HEAD
+#   scripts/perf-stat.sh kernel [--circuit C] [--size N] [--variant V] [--rev GITREV]
 #   scripts/perf-stat.sh parse-perf FILE         (figures from `perf stat -x,` output)
 #   scripts/perf-stat.sh parse-cachegrind FILE   (figures from valgrind cachegrind stderr)
 #
@@ -12,6 +13,8 @@
 # has no hardware events here, under cachegrind (simulated, and labelled so), and stores the
 # raw output, parsed figures, command, revision, machine and description in perf-stat/NAME/.
 # Results are written to a temporary directory and renamed into place only when complete.
+# `kernel` counts (callgrind, deterministic) the instructions of pre-compiled evaluation alone
+# (`evaluate_rows`) per constraint and per nonzero: the difference of 3 and 1 repetitions.
 set -euo pipefail
 # Failures inside $(...) must stop the script too (a failed build must not measure a stale
 # binary).
@@ -27,7 +30,7 @@ die() {
 }
 
 usage() {
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -242,14 +245,60 @@ cmd_compare() {
     fi
 }
 
+cmd_kernel() {
+    local variant=pce-reuse-1t circuit=merkle size=2 rev=""
+    while [[ $# -gt 0 ]]; do
+        case $1 in
+            --variant) variant=${2:?--variant needs a value}; shift 2 ;;
+            --circuit) circuit=${2:?--circuit needs a value}; shift 2 ;;
+            --size) size=${2:?--size needs a value}; shift 2 ;;
+            --rev) rev=${2:?--rev needs a value}; shift 2 ;;
+            *) die "unknown argument '$1' for kernel" ;;
+        esac
+    done
+    command -v valgrind >/dev/null 2>&1 || die "valgrind is not installed (needed for kernel)"
+    local runner
+    runner=$(build_runner "$rev") || exit 2
+    local args=(--circuit "$circuit" --size "$size" --variant "$variant")
+    local probe
+    probe=$("$runner" "${args[@]}" --reps 0) || die "the runner rejected: ${args[*]}"
+    grep -q "nonzeros_per_constraint=" <<<"$probe" ||
+        die "variant '$variant' evaluates no recording (pick a pre-compiled one, e.g. pce-reuse-1t)"
+    local work
+    work=$(mktemp -d)
+    # shellcheck disable=SC2064 # the path is fixed now; `work` is local to this function
+    trap "rm -rf '$work'" EXIT
+    local reps
+    for reps in 1 3; do
+        valgrind --tool=callgrind --toggle-collect='*evaluate_rows*' \
+            --callgrind-out-file="$work/callgrind.$reps" "$runner" "${args[@]}" --reps "$reps" \
+            >"$work/runner.$reps" 2>"$work/raw.$reps"
+    done
+    local line collected1 collected3
+    line=$(tail -n 1 "$work/runner.3")
+    collected1=$(awk '/Collected/ { gsub(/,/, "", $4); print $4 }' "$work/raw.1")
+    collected3=$(awk '/Collected/ { gsub(/,/, "", $4); print $4 }' "$work/raw.3")
+    awk -v one="$collected1" -v three="$collected3" -v line="$line" 'BEGIN {
+        n = split(line, fields, " ")
+        for (i = 1; i <= n; i++) { split(fields[i], kv, "="); value[kv[1]] = kv[2] }
+        per_constraint = (three - one) / (2 * value["constraints"])
+        printf "%s / %s: evaluation %.1f instructions per constraint, %.2f per nonzero (%.4f nonzeros per constraint; callgrind)\n",
+            value["circuit"], value["variant"], per_constraint,
+            per_constraint / value["nonzeros_per_constraint"], value["nonzeros_per_constraint"]
+    }'
+    rm -rf "$work"
+    trap - EXIT
+}
+
 [[ $# -ge 1 ]] || usage
 sub=$1
 shift
 case $sub in
     run) cmd_run "$@" ;;
     compare) cmd_compare "$@" ;;
+    kernel) cmd_kernel "$@" ;;
     parse-perf) [[ -f ${1:-} ]] || die "parse-perf needs a file"; parse_perf "$1" ;;
     parse-cachegrind) [[ -f ${1:-} ]] || die "parse-cachegrind needs a file"; parse_cachegrind "$1" ;;
     -h | --help | help) usage ;;
-    *) die "unknown command '$sub' (run, compare, parse-perf, parse-cachegrind)" ;;
+    *) die "unknown command '$sub' (run, compare, kernel, parse-perf, parse-cachegrind)" ;;
 esac

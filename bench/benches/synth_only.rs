@@ -220,6 +220,9 @@ fn measure(
             witness_ns_per_constraint: split.map(|(w, _)| w),
             evaluate_ns_per_constraint: split.map(|(_, e)| e),
             bytes_per_nonzero: recorded.map(|r| r.recording.bytes_per_nonzero()),
+            nonzeros_per_constraint: recorded.map(|r| {
+                r.recording.nonzeros() as f64 / r.recording.shape().constraints.max(1) as f64
+            }),
             dictionary_len: recorded.map(|r| r.recording.dictionary_len()),
         });
     }

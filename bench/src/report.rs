@@ -1,6 +1,7 @@
 //! The synth_only report: one table per circuit for people, JSON for scripts.
 //!
-//! JSON schema ([`SCHEMA`] = 2; 2 added the pre-compiled figures): an object with `schema`, `allocator` ("jemalloc" or
+//! JSON schema ([`SCHEMA`] = 3; 2 added the pre-compiled figures, 3 their nonzeros per
+//! constraint): an object with `schema`, `allocator` ("jemalloc" or
 //! "system"), `hardware_counters` (null, or why hardware counters were unavailable) and
 //! `rows`, one per circuit and variant, with exactly the fields of [`Row`]. Optional figures
 //! are null when not measured. Field names are stable; a change bumps [`SCHEMA`].
@@ -12,7 +13,7 @@ use std::path::Path;
 use serde::Serialize;
 
 /// Version of the JSON layout.
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 
 /// One circuit synthesized with one variant.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -59,6 +60,9 @@ pub struct Row {
     pub evaluate_ns_per_constraint: Option<f64>,
     /// Pre-compiled variants: bytes per nonzero of the recorded matrices.
     pub bytes_per_nonzero: Option<f64>,
+    /// Pre-compiled variants: nonzero terms per constraint (A, B and C together), what
+    /// evaluation's instructions per nonzero are counted against.
+    pub nonzeros_per_constraint: Option<f64>,
     /// Pre-compiled variants: distinct coefficients.
     pub dictionary_len: Option<usize>,
 }
@@ -140,19 +144,20 @@ impl Report<'_> {
         if !prepared.is_empty() {
             let _ = writeln!(
                 out,
-                "\npre-compiled: {:<16} {:<name$} {:>10} {:>10} {:>10} {:>8} {:>6}",
-                "circuit", "variant", "record ms", "witness/c", "eval/c", "B/nnz", "dict"
+                "\npre-compiled: {:<16} {:<name$} {:>10} {:>10} {:>10} {:>8} {:>6} {:>6}",
+                "circuit", "variant", "record ms", "witness/c", "eval/c", "B/nnz", "nnz/c", "dict"
             );
             for r in prepared {
                 let _ = writeln!(
                     out,
-                    "              {:<16} {:<name$} {:>10} {:>10} {:>10} {:>8} {:>6}",
+                    "              {:<16} {:<name$} {:>10} {:>10} {:>10} {:>8} {:>6} {:>6}",
                     r.circuit,
                     r.variant,
                     cell(r.record_ms, 0),
                     cell(r.witness_ns_per_constraint, 1),
                     cell(r.evaluate_ns_per_constraint, 1),
                     cell(r.bytes_per_nonzero, 2),
+                    cell(r.nonzeros_per_constraint, 2),
                     r.dictionary_len.map_or("n/a".into(), |d| d.to_string())
                 );
             }
@@ -237,7 +242,7 @@ mod tests {
             rows: &rows,
         };
         let value: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
-        assert_eq!(value["schema"], 2);
+        assert_eq!(value["schema"], 3);
         assert_eq!(value["allocator"], "system");
         assert!(value["hardware_counters"].is_null());
         let row = &value["rows"][1];
@@ -265,6 +270,7 @@ mod tests {
                 "instructions_per_constraint",
                 "ipc",
                 "l1d_misses_per_constraint",
+                "nonzeros_per_constraint",
                 "ns_per_constraint",
                 "page_faults",
                 "pool_hit_rate",

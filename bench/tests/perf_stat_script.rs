@@ -124,5 +124,10 @@ fn compare_flags_changes_past_noise_and_refuses_mixed_or_missing_tags() {
     assert!(!ok && err.contains("no complete results"), "{err}");
     let (ok, _, err) = script(&["frobnicate"], Some(&store));
     assert!(!ok && err.contains("unknown command"), "{err}");
+    let (ok, _, err) = script(&["kernel", "--reps", "2"], Some(&store));
+    assert!(
+        !ok && err.contains("unknown argument '--reps' for kernel"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&store).unwrap();
 }

@@ -109,8 +109,15 @@ fn main() -> ExitCode {
     // run excluded.
     let synthesized = shape.constraints * args.variant.batch() * args.reps.max(1);
     let per_constraint = |x: u64| x as f64 / synthesized as f64;
+    // Pre-compiled variants add their nonzeros per constraint, what the evaluation's
+    // instructions per nonzero are counted against.
+    let nonzeros = recording.as_ref().map_or(String::new(), |recording| {
+        let rows = recording.shape().constraints.max(1);
+        let per_row = recording.nonzeros() as f64 / rows as f64;
+        format!(" nonzeros_per_constraint={per_row:.4}")
+    });
     println!(
-        "circuit={} variant={} allocator={} constraints={} reps={} allocations_per_constraint={:.4} bytes_per_constraint={:.1}",
+        "circuit={} variant={} allocator={} constraints={} reps={} allocations_per_constraint={:.4} bytes_per_constraint={:.1}{nonzeros}",
         args.workload.label().replace(' ', "_"),
         args.variant.name,
         alloc::NAME,
