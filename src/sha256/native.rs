@@ -173,21 +173,28 @@ impl Tape {
         self.constraints += 1;
     }
 
+    /// Allocates the low `width` bits of `values` (at most 64), lowest first, each with its
+    /// constraint.
+    fn alloc_bits(&mut self, values: u64, width: usize) {
+        debug_assert!(width <= 64 && (width == 64 || values >> width == 0));
+        let (word, offset) = (self.len / 64, self.len % 64);
+        if offset == 0 {
+            self.bits.push(values);
+        } else {
+            self.bits[word] |= values << offset;
+            if offset + width > 64 {
+                self.bits.push(values >> (64 - offset));
+            }
+        }
+        self.len += width;
+        self.constraints += width;
+    }
+
     /// Allocates `values`' bits at the positions set in `mask`, lowest first, each with its
     /// constraint.
     fn alloc_masked(&mut self, mask: u32, values: u32) {
         if mask == u32::MAX {
-            let (word, offset) = (self.len / 64, self.len % 64);
-            if offset == 0 {
-                self.bits.push(u64::from(values));
-            } else {
-                self.bits[word] |= u64::from(values) << offset;
-                if offset > 32 {
-                    self.bits.push(u64::from(values) >> (64 - offset));
-                }
-            }
-            self.len += 32;
-            self.constraints += 32;
+            self.alloc_bits(u64::from(values), 32);
             return;
         }
         let mut rest = mask;
@@ -226,20 +233,23 @@ impl Tape {
         }
     }
 
+    /// `Boolean::xor` on every bit at once: two variables allocate the xor of their
+    /// variables' values (which a negation flips); with a constant the other bit passes,
+    /// negated by a constant one.
     fn xor(&mut self, a: Word, b: Word) -> Word {
-        if (a.constant | b.constant) == 0 {
-            self.alloc_masked(u32::MAX, a.raw() ^ b.raw());
-            return Word {
-                value: a.value ^ b.value,
-                constant: 0,
-                negated: a.negated ^ b.negated,
-            };
+        let constant = a.constant & b.constant;
+        self.alloc_masked(!(a.constant | b.constant), a.raw() ^ b.raw());
+        // A constant's bit in `negated` is clear; its value, when one, flips the other's.
+        let flips = (a.constant & a.value) ^ (b.constant & b.value);
+        Word {
+            value: a.value ^ b.value,
+            constant,
+            negated: (a.negated ^ b.negated ^ flips) & !constant,
         }
-        self.xor_walk(a, b)
     }
 
-    /// `xor` bit by bit, as `Boolean::xor`: constants fold; two variables allocate their
-    /// xor (of the variables' values, which a negation flips).
+    /// [`Self::xor`] bit by bit, as `Boolean::xor` goes: the reference it is tested against.
+    #[cfg(test)]
     fn xor_walk(&mut self, a: Word, b: Word) -> Word {
         let mut out = [Bit::Constant(false); 32];
         for (i, slot) in out.iter_mut().enumerate() {
@@ -374,9 +384,7 @@ impl Tape {
         if operands.iter().all(|op| op.constant == u32::MAX) {
             return Word::constant(sum as u32);
         }
-        for i in 0..width {
-            self.alloc((sum >> i) & 1 == 1);
-        }
+        self.alloc_bits(sum, width);
         self.pack(width);
         Word {
             value: sum as u32,
@@ -594,13 +602,38 @@ mod tests {
         },
     ];
 
+    /// Words with constant bits: a shifted word's constant zeros, a constant, and constant
+    /// ones and zeros among negated and plain variables.
+    const WITH_CONSTANTS: [Word; 3] = [
+        Word {
+            value: 0x0fff_1234,
+            constant: 0xe000_0000,
+            negated: 0x0000_ff00,
+        },
+        Word {
+            value: 0xdead_beef,
+            constant: u32::MAX,
+            negated: 0,
+        },
+        Word {
+            value: 0x5555_aaaa,
+            constant: 0x00ff_00ff,
+            negated: 0x0f00_0f00,
+        },
+    ];
+
     #[test]
     fn word_shortcuts_allocate_what_the_bit_walk_allocates() {
+        let all = || WORDS.into_iter().chain(WITH_CONSTANTS);
+        for a in all() {
+            for b in all() {
+                let (mut fast, mut slow) = (Tape::new(253), Tape::new(253));
+                assert_eq!(fast.xor(a, b), slow.xor_walk(a, b), "{a:?} {b:?}");
+                assert_eq!(bits_of(&fast), bits_of(&slow));
+            }
+        }
         for a in WORDS {
             for b in WORDS {
-                let (mut fast, mut slow) = (Tape::new(253), Tape::new(253));
-                assert_eq!(fast.xor(a, b), slow.xor_walk(a, b));
-                assert_eq!(bits_of(&fast), bits_of(&slow));
                 for c in WORDS {
                     let (mut fast, mut slow) = (Tape::new(253), Tape::new(253));
                     assert_eq!(fast.ch(a, b, c), slow.walk(a, b, c, Tape::ch_bit));
@@ -622,12 +655,18 @@ mod tests {
         tape.alloc_masked(u32::MAX, 0x8000_0001);
         tape.alloc_masked(u32::MAX, 0xffff_ffff);
         tape.alloc_masked(0b1010, 0b1000);
+        // An addition's 35 bits across the next word boundary, then 64 from an offset.
+        let sum = (1u64 << 34) | 0b101;
+        tape.alloc_bits(sum, 35);
+        tape.alloc_bits(u64::MAX - 2, 64);
         let bit = |k: usize| (tape.bits[k / 64] >> (k % 64)) & 1 == 1;
         let expected: Vec<bool> = [true, true, true]
             .into_iter()
             .chain((0..32).map(|i| i == 0 || i == 31))
             .chain([true; 32])
             .chain([false, true])
+            .chain((0..35).map(|i| (sum >> i) & 1 == 1))
+            .chain((0..64).map(|i| i != 1))
             .collect();
         assert_eq!(tape.len, expected.len());
         assert!((0..tape.len).all(|k| bit(k) == expected[k]));
