@@ -527,22 +527,20 @@ where
     Ok(Some(outputs))
 }
 
-/// Appends the first `len` bits of `bits` to `cs`'s aux values as field elements, through
-/// a small buffer: each value is written once (a bulk `allocate_empty_aux` would zero them
-/// all first).
+/// Appends the first `len` bits of `bits` to `cs`'s aux values as field elements: room for
+/// all of them as zeros, then a one at each set bit (the bits past `len` are clear).
 fn write_bits<Scalar, CS>(cs: &mut CS, bits: &[u64], len: usize)
 where
     Scalar: PrimeField,
     CS: ConstraintSystem<Scalar>,
 {
-    let elements = [Scalar::ZERO, Scalar::ONE];
-    let mut buffer = [Scalar::ZERO; 64];
+    let slots = cs.allocate_empty_aux(len);
     for (word, &bits) in bits.iter().enumerate() {
-        let count = (len - 64 * word).min(64);
-        for (i, slot) in buffer[..count].iter_mut().enumerate() {
-            *slot = elements[((bits >> i) & 1) as usize];
+        let mut rest = bits;
+        while rest != 0 {
+            slots[64 * word + rest.trailing_zeros() as usize] = Scalar::ONE;
+            rest &= rest - 1;
         }
-        cs.extend_aux(&buffer[..count]);
     }
 }
 
