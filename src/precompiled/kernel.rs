@@ -830,7 +830,13 @@ impl MatrixLayout {
     /// The layout of `matrix`, whose coefficient ids index `table`.
     pub(crate) fn new<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> Self {
         let runs = match table.integers {
-            Some(_) => PowerRuns::find(matrix, |id| table.is_large(id), |id| table.powers(id)),
+            Some(_) => {
+                // Each coefficient's powers once, not once per term.
+                let last = u16::try_from(table.values.len().saturating_sub(1)).unwrap_or(u16::MAX);
+                let powers: Vec<Option<Powers>> = (0..=last).map(|id| table.powers(id)).collect();
+                let powers = |id: u16| powers.get(usize::from(id)).copied().flatten();
+                PowerRuns::find(matrix, |id| table.is_large(id), powers)
+            }
             None => PowerRuns::default(),
         };
         MatrixLayout {

@@ -170,36 +170,30 @@ impl PowerRuns {
 /// The run that the first terms of `columns` and `ids` start, if at least [`MIN_RUN`]
 /// long (at most [`MAX_RUN`]).
 fn run_at(columns: &[u32], ids: &[u16], power: impl Fn(u16) -> Option<Powers>) -> Option<Run> {
-    let (negative, first, first_second) = power(ids[0])?;
-    let (_, next, _) = power(*ids.get(1)?)?;
-    let step: i16 = match i16::from(next) - i16::from(first) {
-        1 => 1,
-        -1 => -1,
-        _ => return None,
-    };
-    // The powers of the term `i` terms on, if they stay within a byte.
-    let moved = |k: u8, i: usize| u8::try_from(i16::from(k) + step * i as i16).ok();
-    let expected = |i: usize| -> Option<Powers> {
-        let second = match first_second {
-            Some(j) => Some(moved(j, i)?),
-            None => None,
-        };
-        Some((negative, moved(first, i)?, second))
-    };
-    let len = 1
-        + (1..columns.len().min(MAX_RUN))
-            .take_while(|&i| {
-                columns[i] == columns[0].wrapping_add(i as u32)
-                    && expected(i).is_some()
-                    && power(ids[i]) == expected(i)
-            })
-            .count();
-    let lowest = |k: u8| if step < 0 { k - (len as u8 - 1) } else { k };
+    // Powers widened, so that stepping past 0 or 255 just stops matching.
+    let widen = |(negative, k, j): Powers| (negative, i16::from(k), j.map(i16::from));
+    let (negative, first, second) = widen(power(ids[0])?);
+    let (_, next, _) = widen(power(*ids.get(1)?)?);
+    let step = next - first;
+    if step.abs() != 1 {
+        return None;
+    }
+    let limit = columns.len().min(MAX_RUN);
+    let mut len = 1;
+    while len < limit && columns[len] == columns[0].wrapping_add(len as u32) {
+        let moved = step * len as i16;
+        let expected = (negative, first + moved, second.map(|j| j + moved));
+        if power(ids[len]).map(widen) != Some(expected) {
+            break;
+        }
+        len += 1;
+    }
+    let lowest = |k: i16| (if step < 0 { k - (len as i16 - 1) } else { k }) as u8;
     (len >= MIN_RUN).then(|| Run {
         column: columns[0],
         len: len as u8,
         low: lowest(first),
-        second: first_second.map(lowest),
+        second: second.map(lowest),
         negative,
         falling: step < 0,
     })
