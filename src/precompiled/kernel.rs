@@ -829,20 +829,26 @@ pub(crate) struct MatrixLayout {
 impl MatrixLayout {
     /// The layout of `matrix`, whose coefficient ids index `table`.
     pub(crate) fn new<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> Self {
+        let classes = block_classes(matrix, table);
         let runs = match table.integers {
             Some(_) => {
+                // Only a block with a large coefficient can hold a row the common loop
+                // leaves for one.
+                let mixed = classes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c == BlockClass::Mixed);
+                let rows = mixed
+                    .flat_map(|(block, _)| BLOCK * block..matrix.rows().min(BLOCK * (block + 1)));
                 // Each coefficient's powers once, not once per term.
                 let last = u16::try_from(table.values.len().saturating_sub(1)).unwrap_or(u16::MAX);
                 let powers: Vec<Option<Powers>> = (0..=last).map(|id| table.powers(id)).collect();
                 let powers = |id: u16| powers.get(usize::from(id)).copied().flatten();
-                PowerRuns::find(matrix, |id| table.is_large(id), powers)
+                PowerRuns::find(matrix, rows, |id| table.is_large(id), powers)
             }
             None => PowerRuns::default(),
         };
-        MatrixLayout {
-            classes: block_classes(matrix, table),
-            runs,
-        }
+        MatrixLayout { classes, runs }
     }
 
     /// Bytes held.

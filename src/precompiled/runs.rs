@@ -58,12 +58,18 @@ impl Run {
         let len = usize::from(self.len);
         let bytes = kinds.get(start..start + len)?;
         let (mut packed, mut seen) = (0u64, 0u64);
-        for (i, chunk) in bytes.chunks(8).enumerate() {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            let word = u64::from_le_bytes(word);
+        let mut add = |i: usize, word: u64| {
             seen |= word;
             packed |= (word.wrapping_mul(PACK_BYTES) >> 56) << (8 * i);
+        };
+        let mut chunks = bytes.chunks_exact(8);
+        for (i, chunk) in (&mut chunks).enumerate() {
+            add(i, u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
+        }
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            let word = tail.iter().rev().fold(0, |word, &b| word << 8 | u64::from(b));
+            add(len / 8, word);
         }
         if seen & NOT_A_BIT != 0 {
             return None;
@@ -100,11 +106,13 @@ pub(crate) struct RunRow<'a> {
 }
 
 impl PowerRuns {
-    /// The runs of `matrix`'s rows that hold a coefficient `large(id)` says is large (the
-    /// rows the common loop leaves), each run from [`MIN_RUN`] to [`MAX_RUN`] terms long;
-    /// `power(id)`: the coefficient's [`Powers`] when it is a power of two or a sum of two.
+    /// The runs of those of `matrix`'s rows `candidates` (ascending) that hold a
+    /// coefficient `large(id)` says is large (the rows the common loop leaves), each run
+    /// from [`MIN_RUN`] to [`MAX_RUN`] terms long; `power(id)`: the coefficient's [`Powers`]
+    /// when it is a power of two or a sum of two.
     pub(crate) fn find(
         matrix: &Matrix,
+        candidates: impl IntoIterator<Item = usize>,
         large: impl Fn(u16) -> bool,
         power: impl Fn(u16) -> Option<Powers>,
     ) -> PowerRuns {
@@ -113,8 +121,8 @@ impl PowerRuns {
             rest_starts: vec![0],
             ..PowerRuns::default()
         };
-        for (row, ends) in matrix.row_starts.windows(2).enumerate() {
-            let terms = ends[0] as usize..ends[1] as usize;
+        for row in candidates {
+            let terms = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
             if terms.len() < MIN_RUN || !matrix.coeff_ids[terms.clone()].iter().any(|&id| large(id))
             {
                 continue;
@@ -240,7 +248,7 @@ mod tests {
         let row1: Vec<(u32, u16)> = (0..7).map(|j| (10 + j, j as u16)).collect();
         let row2: Vec<(u32, u16)> = (0..12).map(|j| (10 + j, j as u16)).collect();
         let matrix = matrix(&[row0, row1, row2]);
-        let runs = PowerRuns::find(&matrix, |id| id != 5, power);
+        let runs = PowerRuns::find(&matrix, 0..3, |id| id != 5, power);
         let row = runs.row(0).expect("row 0 holds runs");
         let run = |column, len, (low, second), negative, falling| Run {
             column,
@@ -264,7 +272,7 @@ mod tests {
         assert_eq!(row.columns[1..], gapped);
         assert_eq!(row.ids[..2], [200, 0]);
         assert!(runs.row(1).is_none(), "seven terms are no run");
-        let only_small = PowerRuns::find(&matrix, |id| id == 200, power);
+        let only_small = PowerRuns::find(&matrix, 0..3, |id| id == 200, power);
         assert!(
             only_small.row(2).is_none(),
             "a row without a large coefficient"
