@@ -63,20 +63,31 @@ pub struct Recording<Scalar: PrimeField> {
 }
 
 /// Marks every variable with a term in `matrix`: aux variables (positions below
-/// `aux_count`) in `aux`, inputs in `inputs` when given.
+/// `aux_count`) in `aux`, inputs in `inputs` when given. The bits are set in the trackers'
+/// words directly (bit `i` of a tracker is bit `i % usize::BITS` of word `i / usize::BITS`,
+/// as its least-significant-first order has it), and the totals counted once at the end.
 fn mark_density(
     matrix: &Matrix,
     aux_count: usize,
     mut inputs: Option<&mut DensityTracker>,
     aux: &mut DensityTracker,
 ) {
-    for &position in &matrix.columns {
-        let position = position as usize;
-        if position < aux_count {
-            aux.inc(position);
-        } else if let Some(inputs) = inputs.as_deref_mut() {
-            inputs.inc(position - aux_count);
+    const BITS: usize = usize::BITS as usize;
+    let set = |words: &mut [usize], bit: usize| words[bit / BITS] |= 1 << (bit % BITS);
+    {
+        let aux_words = aux.bv.as_raw_mut_slice();
+        let mut input_words = inputs.as_deref_mut().map(|d| d.bv.as_raw_mut_slice());
+        for &position in &matrix.columns {
+            let position = position as usize;
+            if position < aux_count {
+                set(aux_words, position);
+            } else if let Some(words) = input_words.as_deref_mut() {
+                set(words, position - aux_count);
+            }
         }
+    }
+    for density in std::iter::once(aux).chain(inputs) {
+        density.total_density = density.bv.count_ones();
     }
 }
 
