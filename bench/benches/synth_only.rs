@@ -71,17 +71,25 @@ fn variants() -> Vec<Variant> {
 /// between runs, and the drop-in's cache key.
 struct Precompiled {
     recording: Recording<Fr>,
+    /// The median of `reps` recordings.
     record_ms: f64,
     buffers: RefCell<Vec<ProvingBuffers<Fr>>>,
     key: Key,
 }
 
 impl Precompiled {
-    fn new(workload: &Workload, index: usize) -> Self {
-        let start = Instant::now();
-        let recording = Recording::record(workload.circuit(GadgetSet::Synthpool))
-            .expect("the bench circuits record");
-        let record_ms = start.elapsed().as_secs_f64() * 1e3;
+    fn new(workload: &Workload, index: usize, reps: usize) -> Self {
+        let mut times = Vec::new();
+        let mut recorded = None;
+        for _ in 0..reps.max(1) {
+            let start = Instant::now();
+            let recording = Recording::record(workload.circuit(GadgetSet::Synthpool))
+                .expect("the bench circuits record");
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+            recorded = Some(recording);
+        }
+        let recording = recorded.expect("recorded at least once");
+        let record_ms = median(times);
         let threads = rayon::current_num_threads();
         Precompiled {
             recording,
@@ -170,7 +178,7 @@ fn measure(
         .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
         .expect("the bench circuits are satisfiable")
         .0;
-    let precompiled = Precompiled::new(workload, index);
+    let precompiled = Precompiled::new(workload, index, reps);
     // Round-robin repetitions, so drift on a noisy machine hits every variant alike.
     let mut times = vec![Vec::new(); variants.len()];
     for _ in 0..reps {
@@ -197,7 +205,11 @@ fn measure(
         let ratio =
             |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| x / y);
         let recorded = variant.path.records().then_some(&precompiled);
-        let split = recorded.map(|r| precompiled_split(workload, variant, r));
+        let split = recorded.map(|r| {
+            let splits = (0..reps.max(1)).map(|_| precompiled_split(workload, variant, r));
+            let (witness, evaluation): (Vec<f64>, Vec<f64>) = splits.unzip();
+            (median(witness), median(evaluation))
+        });
         rows.push(Row {
             circuit: workload.label(),
             variant: variant.name,
@@ -296,7 +308,7 @@ fn main() {
             .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
             .expect("the bench circuits are satisfiable")
             .0;
-        let precompiled = Precompiled::new(workload, index);
+        let precompiled = Precompiled::new(workload, index, 1);
         let mut group = criterion.benchmark_group(workload.label());
         for variant in &variants {
             group.bench_function(BenchmarkId::from_parameter(variant.name), |b| {
