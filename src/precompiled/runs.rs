@@ -64,11 +64,17 @@ impl Run {
         };
         let mut chunks = bytes.chunks_exact(8);
         for (i, chunk) in (&mut chunks).enumerate() {
-            add(i, u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
+            add(
+                i,
+                u64::from_le_bytes(chunk.try_into().expect("eight bytes")),
+            );
         }
         let tail = chunks.remainder();
         if !tail.is_empty() {
-            let word = tail.iter().rev().fold(0, |word, &b| word << 8 | u64::from(b));
+            let word = tail
+                .iter()
+                .rev()
+                .fold(0, |word, &b| word << 8 | u64::from(b));
             add(len / 8, word);
         }
         if seen & NOT_A_BIT != 0 {
