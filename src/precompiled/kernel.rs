@@ -546,7 +546,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             sum.pass(&matrices[0], start, a, ia, class(0));
             sum.pass(&matrices[1], start, b, ib, class(1));
             sum.pass(&matrices[2], start, c, ic, class(2));
-            let unsatisfied = sum.finish([a, b, c], [ia, ib, ic]);
+            let unsatisfied = sum.finish([a, b, c], &integers);
             failed = failed.or(unsatisfied.map(|row| start + row));
             out.commit(count);
         }
@@ -631,7 +631,7 @@ trait RowSum<Scalar> {
 
     /// Completes a block's rows: the field elements of the integer sums into `out`, then
     /// the first row (of the block) that is not satisfied, if any.
-    fn finish(&self, out: [&mut [Scalar]; 3], integers: [&mut [i64]; 3]) -> Option<usize>;
+    fn finish(&self, out: [&mut [Scalar]; 3], integers: &[[i64; BLOCK]; 3]) -> Option<usize>;
 }
 
 /// Integer sums, for fields that allow them.
@@ -687,10 +687,13 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
     /// held; the first that did not is looked for again only then, which keeps the loop
     /// free of branches and its pointers in registers.
     #[inline(never)]
-    fn finish(&self, [a, b, c]: [&mut [Scalar]; 3], [x, y, z]: [&mut [i64]; 3]) -> Option<usize> {
+    fn finish(&self, [a, b, c]: [&mut [Scalar]; 3], integers: &[[i64; BLOCK]; 3]) -> Option<usize> {
         let mut all_hold = true;
         let n = a.len();
-        let (b, c, x, y, z) = (&mut b[..n], &mut c[..n], &x[..n], &y[..n], &z[..n]);
+        // One array holds the three matrices' sums: one pointer reaches all three.
+        let [x, y, z] = integers;
+        let (x, y, z) = (&x[..n], &y[..n], &z[..n]);
+        let (b, c) = (&mut b[..n], &mut c[..n]);
         let table = &self.field.small_sums;
         // The table's length is a power of two: a masked index needs no bounds check.
         let last = table.len() - 1;
@@ -905,7 +908,7 @@ impl<Scalar: PrimeField> RowSum<Scalar> for FieldSum<'_, '_, Scalar> {
         }
     }
 
-    fn finish(&self, [a, b, c]: [&mut [Scalar]; 3], _: [&mut [i64]; 3]) -> Option<usize> {
+    fn finish(&self, [a, b, c]: [&mut [Scalar]; 3], _: &[[i64; BLOCK]; 3]) -> Option<usize> {
         let mut rows = a.iter().zip(b.iter()).zip(c.iter());
         rows.position(|((a, b), c)| !field_satisfied(a, b, c))
     }
@@ -1231,20 +1234,21 @@ mod tests {
             .into_iter()
             .filter_map(|row| rows.run_row(sum.field, row));
         assert!(packed.count() > 20, "rows summed by their runs");
-        let (mut out, mut integers) = (vec![Fr::ZERO; BLOCK], vec![0; BLOCK]);
-        let (mut ones, mut one_sums) = (vec![Fr::ONE; BLOCK], vec![1; BLOCK]);
+        let mut out = vec![Fr::ZERO; BLOCK];
+        let mut ones = vec![Fr::ONE; BLOCK];
         let mut integer_rows = 0;
         for first in (0..expected.len()).step_by(BLOCK) {
             let rows = BLOCK.min(expected.len() - first);
-            let (out, integers) = (&mut out[..rows], &mut integers[..rows]);
+            let out = &mut out[..rows];
+            let mut sums = [[0; BLOCK], [1; BLOCK], [0; BLOCK]];
             let layout = &layouts[1];
             let class = (layout.classes[first / BLOCK], &layout.runs);
-            sum.pass(&matrix, first, out, integers, class);
+            sum.pass(&matrix, first, out, &mut sums[0][..rows], class);
             // `finish` writes the integer rows' elements; here `row * 1 = row` holds.
-            let (b, y) = (&mut ones[..rows], &mut one_sums[..rows]);
+            sums[2] = sums[0];
             let mut c = out.to_vec();
-            let mut z = integers.to_vec();
-            assert_eq!(sum.finish([out, b, &mut c], [integers, y, &mut z]), None);
+            assert_eq!(sum.finish([out, &mut ones[..rows], &mut c], &sums), None);
+            let integers = &sums[0][..rows];
             integer_rows += integers.iter().filter(|&&x| x != NOT_INTEGER).count();
             for row in 0..rows {
                 let expected = expected[first + row];
@@ -1291,11 +1295,11 @@ mod tests {
             (1 << 40, 1 << 20, 1 << 60, true),
             (0, 9, 1, false),
         ];
-        let mut integers: [Vec<i64>; 3] = Default::default();
+        let mut integers = [[0; BLOCK]; 3];
         let mut out: [Vec<Fr>; 3] = Default::default();
-        for &(x, y, z, _) in &cases {
+        for (row, &(x, y, z, _)) in cases.iter().enumerate() {
             for (side, value) in [x, y, z].into_iter().enumerate() {
-                integers[side].push(value);
+                integers[side][row] = value;
                 out[side].push(if value == NOT_INTEGER {
                     seven
                 } else {
@@ -1304,8 +1308,7 @@ mod tests {
             }
         }
         let [a, b, c] = &mut out;
-        let [x, y, z] = &mut integers;
-        assert_eq!(sum.finish([a, b, c], [x, y, z]), Some(4));
+        assert_eq!(sum.finish([a, b, c], &integers), Some(4));
         for (row, &(x, y, z, holds)) in cases.iter().enumerate() {
             let expected = [x, y, z].map(|v| if v == NOT_INTEGER { seven } else { element(v) });
             for side in 0..3 {
