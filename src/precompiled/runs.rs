@@ -128,6 +128,8 @@ impl PowerRuns {
             ..PowerRuns::default()
         };
         for row in candidates {
+            // Rows past what `rows` can name keep the spilled path.
+            let Ok(name) = u32::try_from(row) else { break };
             let terms = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
             if terms.len() < MIN_RUN || !matrix.coeff_ids[terms.clone()].iter().any(|&id| large(id))
             {
@@ -154,7 +156,8 @@ impl PowerRuns {
                 found.rest_ids.truncate(rest);
                 continue;
             }
-            found.rows.push(row as u32);
+            found.rows.push(name);
+            // Fewer runs and other terms than the matrix has terms, which `u32` counts.
             found.run_starts.push(found.runs.len() as u32);
             found.rest_starts.push(found.rest_columns.len() as u32);
         }
