@@ -23,6 +23,7 @@
 //! ```
 
 pub mod cache;
+mod coefficients;
 mod file;
 mod fill;
 mod kernel;
@@ -40,7 +41,8 @@ pub use self::matrix::Matrix;
 pub use self::record::{Companion, Recorder, StructureOnly};
 pub use self::witness::Witness;
 
-use self::kernel::{CoefficientTable, MatrixLayout, ValueKinds};
+use self::coefficients::CoefficientTable;
+use self::kernel::{MatrixLayout, ValueKinds};
 use self::matrix::validate;
 use crate::assignment::ProvingAssignment;
 use crate::error::Error;
