@@ -3,13 +3,13 @@
 //!
 //! Most witness values of these circuits are 0 or 1 (bits), so a term mostly adds its
 //! coefficient or nothing. Coefficients are integers in disguise (±1, ±2^k, small packing
-//! weights), so the rows are summed as integers: a small coefficient into an `i64`, a large
-//! one (MultiEq's 2^k up to the field's capacity) into 320-bit accumulators, and the sum is
-//! turned into a field element once per row (a table lookup for the small sums nearly all
-//! rows have). A value other than 0 and 1 takes the field path for its term. Rows whose
-//! three sums are small integers are checked in integers too. Field arithmetic is exact,
-//! and the integer sums equal the field sums modulo the field's order, so every path gives
-//! the same field element.
+//! weights; the table in the `coefficients` module), so the rows are summed as integers: a
+//! small coefficient into an `i64`, a large one (MultiEq's 2^k up to the field's capacity)
+//! into 320-bit accumulators, and the sum is turned into a field element once per row (a
+//! table lookup for the small sums nearly all rows have). A value other than 0 and 1 takes
+//! the field path for its term. Rows whose three sums are small integers are checked in
+//! integers too. Field arithmetic is exact, and the integer sums equal the field sums
+//! modulo the field's order, so every path gives the same field element.
 //!
 //! Work goes a block of rows at a time, one matrix after another: a tight loop sums the
 //! common rows (its variant chosen by what the block is made of, [`BlockClass`]), the rows
@@ -123,8 +123,9 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
     }
 
     /// A row off the small-integer path: small coefficients over bits summed as integers,
-    /// large ones in 320 bits, and the terms of values other than 0 and 1 (rare) in the
-    /// field, in a second pass, so the bit loop keeps its tables in registers.
+    /// large powers of two (and sums of two) counted in 32-bit lanes put together once at
+    /// the end, other large ones in 320 bits, and the terms of values other than 0 and 1
+    /// (rare) in the field, in a second pass, so the bit loop keeps its tables in registers.
     #[inline(never)]
     fn spilled_row(&self, field: &IntegerField<Scalar>, columns: &[u32], ids: &[u16]) -> Scalar {
         let (kinds, mask) = (self.kinds.map(), self.kinds.mask);
