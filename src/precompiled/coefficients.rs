@@ -111,6 +111,9 @@ pub(crate) struct CoefficientTable<Scalar> {
     pub(super) large: Vec<Large>,
     /// The field's integer view, when its representation allows one.
     pub(super) integers: Option<IntegerField<Scalar>>,
+    /// Each entry as [`Powers`], where it is one or two powers of two (empty without the
+    /// integer view).
+    powers: Vec<Option<Powers>>,
 }
 
 /// Little-endian 64-bit limbs of a 32-byte little-endian representation.
@@ -269,12 +272,17 @@ impl<Scalar: PrimeField> CoefficientTable<Scalar> {
             .try_into()
             .expect("65536 entries");
         small[..small_entries.len()].copy_from_slice(&small_entries);
+        let powers = small_entries
+            .iter()
+            .map(|&entry| powers_of(entry))
+            .collect();
         CoefficientTable {
             values: dictionary,
             classes,
             small,
             large,
             integers,
+            powers,
         }
     }
 }
@@ -293,26 +301,30 @@ impl<Scalar> CoefficientTable<Scalar> {
     /// Coefficient `id` as [`Powers`] when it is `± 2^k` or `± (2^k + 2^j)` (seen as the
     /// integer of smaller magnitude); `None` for other coefficients.
     pub(super) fn powers(&self, id: u16) -> Option<Powers> {
-        let entry = self.small[usize::from(id)];
-        if entry > SMALL_MIN {
-            let magnitude = entry.unsigned_abs();
-            let low = magnitude.trailing_zeros() as u8;
-            let rest = magnitude & (magnitude - 1);
-            match rest.count_ones() {
-                0 => Some((entry < 0, low, None)),
-                1 => Some((entry < 0, low, Some(rest.trailing_zeros() as u8))),
-                _ => None,
-            }
+        self.powers.get(usize::from(id)).copied().flatten()
+    }
+}
+
+/// A small-table entry as [`Powers`], where it is one or two powers of two.
+fn powers_of(entry: i64) -> Option<Powers> {
+    if entry > SMALL_MIN {
+        let magnitude = entry.unsigned_abs();
+        let low = magnitude.trailing_zeros() as u8;
+        let rest = magnitude & (magnitude - 1);
+        match rest.count_ones() {
+            0 => Some((entry < 0, low, None)),
+            1 => Some((entry < 0, low, Some(rest.trailing_zeros() as u8))),
+            _ => None,
+        }
+    } else {
+        let flags = entry.wrapping_sub(i64::MIN);
+        let negative = flags & LARGE_NEGATIVE != 0;
+        if flags & LARGE_GENERAL != 0 {
+            None
+        } else if flags & LARGE_TWO != 0 {
+            Some((negative, flags as u8, Some((flags >> SECOND_POWER) as u8)))
         } else {
-            let flags = entry.wrapping_sub(i64::MIN);
-            let negative = flags & LARGE_NEGATIVE != 0;
-            if flags & LARGE_GENERAL != 0 {
-                None
-            } else if flags & LARGE_TWO != 0 {
-                Some((negative, flags as u8, Some((flags >> SECOND_POWER) as u8)))
-            } else {
-                Some((negative, flags as u8, None))
-            }
+            Some((negative, flags as u8, None))
         }
     }
 }

@@ -29,7 +29,7 @@ use super::coefficients::{
 };
 use super::fill::{fill_three, Emit};
 use super::matrix::Matrix;
-use super::runs::{PowerRuns, Powers, RunRow};
+use super::runs::{PowerRuns, RunRow};
 use crate::error::Error;
 use crate::vectors::reserve;
 
@@ -544,11 +544,7 @@ impl MatrixLayout {
                     .filter(|(_, &c)| c == BlockClass::Mixed);
                 let rows = mixed
                     .flat_map(|(block, _)| BLOCK * block..matrix.rows().min(BLOCK * (block + 1)));
-                // Each coefficient's powers once, not once per term.
-                let last = u16::try_from(table.values.len().saturating_sub(1)).unwrap_or(u16::MAX);
-                let powers: Vec<Option<Powers>> = (0..=last).map(|id| table.powers(id)).collect();
-                let powers = |id: u16| powers.get(usize::from(id)).copied().flatten();
-                PowerRuns::find(matrix, rows, |id| table.is_large(id), powers)
+                PowerRuns::find(matrix, rows, |id| table.is_large(id), |id| table.powers(id))
             }
             None => PowerRuns::default(),
         };
