@@ -128,11 +128,24 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
     /// (rare) in the field, in a second pass, so the bit loop keeps its tables in registers.
     #[inline(never)]
     fn spilled_row(&self, field: &IntegerField<Scalar>, columns: &[u32], ids: &[u16]) -> Scalar {
+        self.spilled_terms(field, columns, ids, [[0; 5]; 2])
+    }
+
+    /// [`Self::spilled_row`] of some terms, with `large` holding what other terms of the row
+    /// already summed in 320 bits (positive, negative), so the row becomes one field
+    /// element once.
+    #[inline(always)]
+    fn spilled_terms(
+        &self,
+        field: &IntegerField<Scalar>,
+        columns: &[u32],
+        ids: &[u16],
+        mut large: [[u64; 5]; 2],
+    ) -> Scalar {
         let (kinds, mask) = (self.kinds.map(), self.kinds.mask);
         let (small, large_terms) = (&*self.table.small, &self.table.large[..]);
         let mut integer = 0i64;
         let mut powers = [0u64; 16];
-        let mut large = [[0u64; 5]; 2];
         let mut others = false;
         for (&column, &id) in columns.iter().zip(ids) {
             let kind = kinds[column as usize & mask];
@@ -188,9 +201,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
                 add_at(acc, low / 64, u128::from(bits) << (low % 64));
             }
         }
-        let [positive, negative] = &large;
-        let rest = self.spilled_row(field, row.columns, row.ids);
-        Some(rest + field.element(positive) - field.element(negative))
+        Some(self.spilled_terms(field, row.columns, row.ids, large))
     }
 
     /// The terms of a row whose values are other than 0 and 1, multiplied in the field.
