@@ -7,6 +7,8 @@
 //!   generation and sparse evaluation.
 //! - [`sha256`]: the SHA-256 family, constraint-identical to bellperson's, allocation-free,
 //!   with a native witness when the constraint system only generates witnesses.
+//! - `poseidon` (with the `neptune-11` feature): neptune's Poseidon gadget,
+//!   constraint-identical, with a native witness.
 //! - `prover` and `groth16` (with the `bellperson-0.26` or `bellperson-0.27` feature):
 //!   proving from [`ProverVectors`], and drop-ins for bellperson's batch provers that
 //!   synthesize through cached recordings.
@@ -21,6 +23,8 @@ pub mod eval;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
 pub mod groth16;
 pub mod pool;
+#[cfg(feature = "neptune-11")]
+pub mod poseidon;
 pub mod precompiled;
 mod protocol;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]

@@ -1,7 +1,8 @@
 //! The dependencies a filecoin-proofs fork pulls in with synthpool, per feature set (normal
 //! dependencies only, from the committed lock file): the SHA-256 family, synthesis and
 //! pre-compiled evaluation need no bellperson; each prover feature brings exactly its own
-//! bellperson; none brings perf-event, serde_json, criterion or jemalloc, which stay in the
+//! bellperson; `neptune-11` (the Poseidon gadget) brings neptune 11, which a fork has
+//! already; none brings perf-event, serde_json, criterion or jemalloc, which stay in the
 //! bench package. A change to these lists is a decision: update them with it.
 
 use std::collections::BTreeSet;
@@ -128,6 +129,20 @@ const PROVER: &[&str] = &[
     "zeroize_derive",
 ];
 
+/// What `neptune-11` adds: neptune and what it pulls in.
+const NEPTUNE: &[&str] = &[
+    "arrayref",
+    "bellpepper",
+    "blake2b_simd",
+    "itertools",
+    "lazy_static",
+    "neptune",
+    "pasta_curves",
+    "rand",
+    "static_assertions",
+    "trait-set",
+];
+
 fn expected(extra: &[&str], bellperson: Option<&str>) -> BTreeSet<String> {
     CORE.iter()
         .chain(extra)
@@ -138,8 +153,9 @@ fn expected(extra: &[&str], bellperson: Option<&str>) -> BTreeSet<String> {
 
 #[test]
 fn each_feature_set_carries_only_what_it_uses() {
-    let cases: [(&[&str], BTreeSet<String>); 3] = [
+    let cases: [(&[&str], BTreeSet<String>); 4] = [
         (&[], expected(&[], None)),
+        (&["neptune-11"], expected(NEPTUNE, None)),
         (&["bellperson-0.26"], expected(PROVER, Some("v0.26.0"))),
         (&["bellperson-0.27"], expected(PROVER, Some("v0.27.0"))),
     ];

@@ -1,0 +1,101 @@
+//! The native witness of a Poseidon hash: the permutation on field elements, every aux
+//! value the constraint path allocates written in one bulk allocation (the hash itself
+//! allocated as a real variable after them), and the constraints counted.
+
+use bellpepper_core::num::AllocatedNum;
+use bellpepper_core::{ConstraintSystem, SynthesisError};
+use ff::PrimeField;
+use neptune::poseidon::Arity;
+
+use super::{dense_mix, quintic, sparse_mix, FirstRound, Round, Schedule};
+
+/// Hashes `preimage` (known values) in the witness generator `cs`.
+pub(super) fn hash<CS, Scalar, A>(
+    cs: &mut CS,
+    schedule: &Schedule<'_, Scalar, A>,
+    preimage: &[Scalar],
+) -> Result<AllocatedNum<Scalar>, SynthesisError>
+where
+    CS: ConstraintSystem<Scalar>,
+    Scalar: PrimeField,
+    A: Arity<Scalar>,
+{
+    let mut state = Vec::with_capacity(schedule.width);
+    state.push(schedule.constants.domain_tag);
+    state.extend_from_slice(preimage);
+    let mut scratch = Vec::with_capacity(schedule.width);
+    // Every aux value but the hash, in the constraint path's order.
+    let slots = cs.allocate_empty_aux(schedule.aux() - 1);
+    let mut written = 0;
+    let mut put = |value: Scalar| {
+        slots[written] = value;
+        written += 1;
+    };
+    let FirstRound { pre, post, matrix } = schedule.first();
+    state[0] = quintic(state[0], Some(pre[0]), Some(post[0]));
+    for ((x, &pre), &post) in state[1..].iter_mut().zip(&pre[1..]).zip(&post[1..]) {
+        let shifted = *x + pre;
+        let x2 = shifted.square();
+        let x4 = x2.square();
+        let x5 = x4 * shifted + post;
+        put(x2);
+        put(x4);
+        put(x5);
+        *x = x5;
+    }
+    dense_mix(&mut state, matrix, &mut scratch);
+    for r in 1..schedule.rounds() {
+        match schedule.round(r) {
+            Round::Full { post, matrix } => {
+                for (i, x) in state.iter_mut().enumerate() {
+                    *x = sbox(&mut put, *x, post.map(|keys| keys[i]));
+                }
+                dense_mix(&mut state, matrix, &mut scratch);
+            }
+            Round::Partial { key, w_hat, v_rest } => {
+                state[0] = sbox(&mut put, state[0], Some(key));
+                sparse_mix(&mut state, w_hat, v_rest);
+            }
+        }
+    }
+    debug_assert_eq!(written, schedule.aux() - 1, "every slot written");
+    let hash = AllocatedNum::alloc(cs.namespace(|| "hash result"), || Ok(state[1]))?;
+    for _ in 0..schedule.constraints() {
+        cs.enforce(|| "", |lc| lc, |lc| lc, |lc| lc);
+    }
+    Ok(hash)
+}
+
+/// One s-box after the first round: its input, x², x⁴ and x⁵ (plus the round key) are
+/// allocated; returns the output.
+#[inline]
+fn sbox<Scalar: PrimeField>(
+    put: &mut impl FnMut(Scalar),
+    x: Scalar,
+    post: Option<Scalar>,
+) -> Scalar {
+    let x2 = x.square();
+    let x4 = x2.square();
+    let x5 = x4 * x;
+    let out = post.map_or(x5, |post| x5 + post);
+    put(x);
+    put(x2);
+    put(x4);
+    put(out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_s_box_helper_matches_quintic() {
+        use blstrs::Scalar as Fr;
+        let x = Fr::from(7u64);
+        let mut seen = Vec::new();
+        let out = sbox(&mut |v| seen.push(v), x, Some(Fr::from(3u64)));
+        assert_eq!(out, quintic(x, None, Some(Fr::from(3u64))));
+        assert_eq!(seen, [x, Fr::from(49u64), Fr::from(2401u64), out]);
+    }
+}
