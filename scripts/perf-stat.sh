@@ -68,11 +68,11 @@ perf_has_hardware() {
     ! grep -q "not supported\|not counted\|Permission\|No such" <<<"$out"
 }
 
-# build_in TREE TARGET_DIR -> builds the runner of the tree at TREE, prints its path. Trees
-# from before the bench package moved out of the library have it as an example.
+# build_in TREE TARGET_DIR -> builds the runner of the tree at TREE, prints its path. Older
+# trees have the bench package at bench/, or the runner as an example of the library.
 build_in() {
     local tree=$1 target=$2
-    if [[ -f $tree/bench/src/bin/synth_runner.rs ]]; then
+    if [[ -f $tree/benches/support/src/bin/synth_runner.rs || -f $tree/bench/src/bin/synth_runner.rs ]]; then
         (cd "$tree" && CARGO_TARGET_DIR="$target" cargo build --release -p synthpool-bench --bin synth_runner >&2) ||
             die "building synth_runner in $tree failed"
         echo "$target/release/synth_runner"

@@ -290,7 +290,7 @@ fn main() {
     };
     print!("{}", report.table());
     let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/synth_only/report.json");
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/synth_only/report.json");
     match report.write_json(&path) {
         Ok(()) => println!("\nreport written to {}", path.display()),
         Err(e) => eprintln!("\nsynth_only: {e}"),

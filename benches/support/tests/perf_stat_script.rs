@@ -12,7 +12,7 @@ fn root() -> PathBuf {
 fn script(args: &[&str], store: Option<&Path>) -> (bool, String, String) {
     let mut command = Command::new("bash");
     command
-        .arg(root().join("../scripts/perf-stat.sh"))
+        .arg(root().join("../../scripts/perf-stat.sh"))
         .args(args);
     if let Some(store) = store {
         command.env("PERF_STAT_DIR", store);
