@@ -11,6 +11,7 @@
 use ff::PrimeField;
 
 use super::runs::Powers;
+use super::wide::montgomery_inverse;
 
 /// Integer sums in `-SMALL_SUMS..SMALL_SUMS` become field elements by table lookup.
 pub(super) const SMALL_SUMS: i64 = 64;
@@ -67,7 +68,9 @@ impl Large {
 
 /// What the integer path needs of the field: its order, and 2^256 as a field element.
 pub(super) struct IntegerField<Scalar> {
-    modulus: [u64; 4],
+    pub(super) modulus: [u64; 4],
+    /// `-p^{-1} mod 2^64`, for the wide rows' Montgomery steps.
+    pub(super) inverse: u64,
     two_to_256: Scalar,
     /// The field elements of `-SMALL_SUMS..SMALL_SUMS`.
     pub(super) small_sums: [Scalar; 2 * SMALL_SUMS as usize],
@@ -114,10 +117,13 @@ pub(crate) struct CoefficientTable<Scalar> {
     /// Each entry as [`Powers`], where it is one or two powers of two (empty without the
     /// integer view).
     powers: Vec<Option<Powers>>,
+    /// Each entry times 2^320, as an integer below the order: what the wide rows multiply
+    /// values by (empty without the integer view).
+    pub(super) wide: Vec<[u64; 4]>,
 }
 
 /// Little-endian 64-bit limbs of a 32-byte little-endian representation.
-fn limbs(bytes: &[u8]) -> [u64; 4] {
+pub(super) fn limbs(bytes: &[u8]) -> [u64; 4] {
     std::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))
 }
 
@@ -157,6 +163,7 @@ impl<Scalar: PrimeField> IntegerField<Scalar> {
         let small_sums = std::array::from_fn(|i| from_i128(i128::from(i as i64 - SMALL_SUMS)));
         Some(IntegerField {
             modulus,
+            inverse: montgomery_inverse(modulus[0]),
             two_to_256,
             small_sums,
         })
@@ -185,16 +192,21 @@ impl<Scalar: PrimeField> IntegerField<Scalar> {
         while !less(&low, &self.modulus) {
             low = subtract(&low, &self.modulus);
         }
-        let mut bytes = Scalar::Repr::default();
-        for (chunk, limb) in bytes.as_mut().chunks_mut(8).zip(low) {
-            chunk.copy_from_slice(&limb.to_le_bytes());
-        }
-        let low = Option::<Scalar>::from(Scalar::from_repr(bytes)).expect("reduced below p");
+        let low = self.reduced(&low);
         if sum[4] == 0 {
             low
         } else {
             low + self.two_to_256 * Scalar::from(sum[4])
         }
+    }
+
+    /// The field element of an integer below the order.
+    pub(super) fn reduced(&self, limbs: &[u64; 4]) -> Scalar {
+        let mut bytes = Scalar::Repr::default();
+        for (chunk, limb) in bytes.as_mut().chunks_mut(8).zip(limbs) {
+            chunk.copy_from_slice(&limb.to_le_bytes());
+        }
+        Option::<Scalar>::from(Scalar::from_repr(bytes)).expect("reduced below p")
     }
 
     /// The field element of a small sum.
@@ -276,7 +288,18 @@ impl<Scalar: PrimeField> CoefficientTable<Scalar> {
             .iter()
             .map(|&entry| powers_of(entry))
             .collect();
+        let wide = match &integers {
+            Some(_) => {
+                let two_to_320 = Scalar::from(2u64).pow_vartime([320]);
+                dictionary
+                    .iter()
+                    .map(|value| limbs((*value * two_to_320).to_repr().as_ref()))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
         CoefficientTable {
+            wide,
             values: dictionary,
             classes,
             small,
@@ -296,6 +319,15 @@ impl<Scalar> CoefficientTable<Scalar> {
     /// Whether coefficient `id` is too large for the common integer loop.
     pub(super) fn is_large(&self, id: u16) -> bool {
         self.small[usize::from(id)] <= SMALL_MIN
+    }
+
+    /// Whether coefficient `id` is neither a small integer nor one or two powers of two, as
+    /// the integer path sees it (no id past the dictionary is).
+    pub(super) fn is_general(&self, id: u16) -> bool {
+        let entry = self.small[usize::from(id)];
+        usize::from(id) < self.values.len()
+            && entry <= SMALL_MIN
+            && entry.wrapping_sub(i64::MIN) & LARGE_GENERAL != 0
     }
 
     /// Coefficient `id` as [`Powers`] when it is `± 2^k` or `± (2^k + 2^j)` (seen as the

@@ -23,6 +23,7 @@
 use ff::PrimeField;
 use rayon::prelude::*;
 
+use super::claims::Claims;
 use super::coefficients::{
     CoefficientTable, FieldClass, IntegerField, LARGE_GENERAL, LARGE_NEGATIVE, LARGE_TWO,
     SECOND_POWER, SMALL_MIN, SMALL_SUMS,
@@ -30,6 +31,7 @@ use super::coefficients::{
 use super::fill::{fill_three, Emit};
 use super::matrix::Matrix;
 use super::runs::{PowerRuns, RunRow};
+use super::wide::{convert, WideRows};
 use crate::error::Error;
 use crate::vectors::reserve;
 
@@ -50,6 +52,8 @@ pub(crate) struct ValueKinds {
     /// of two, so that a position masked by `mask` indexes it without a bounds check.
     kinds: Vec<u8>,
     mask: usize,
+    /// Per matrix, the integers of the values its wide rows read, one per slot.
+    wide: [Vec<[u64; 4]>; 3],
 }
 
 impl ValueKinds {
@@ -84,6 +88,19 @@ impl ValueKinds {
         Ok(())
     }
 
+    /// Converts the values the wide rows of each matrix read to integers (fields with the
+    /// integer path only).
+    pub(crate) fn convert_wide<Scalar: PrimeField>(
+        &mut self,
+        layouts: &[MatrixLayout; 3],
+        values: [&[Scalar]; 2],
+    ) -> Result<(), Error> {
+        for (layout, out) in layouts.iter().zip(&mut self.wide) {
+            convert(layout.wide.positions(), values, out)?;
+        }
+        Ok(())
+    }
+
     /// The kind map, exactly `mask + 1` long.
     #[inline(always)]
     fn map(&self) -> &[u8] {
@@ -99,6 +116,9 @@ struct Rows<'a, Scalar> {
     table: &'a CoefficientTable<Scalar>,
     /// Per matrix, what evaluation derived from it.
     layouts: &'a [MatrixLayout; 3],
+    /// The rows of A that state a value, when they were checked to hold together: each
+    /// one's A is its stated value.
+    claims: Option<&'a Claims<Scalar>>,
 }
 
 impl<Scalar: PrimeField> Rows<'_, Scalar> {
@@ -128,7 +148,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
     /// (rare) in the field, in a second pass, so the bit loop keeps its tables in registers.
     #[inline(never)]
     fn spilled_row(&self, field: &IntegerField<Scalar>, columns: &[u32], ids: &[u16]) -> Scalar {
-        self.spilled_terms(field, columns, ids, [[0; 5]; 2])
+        self.spilled_terms(field, columns, ids, None)
     }
 
     /// [`Self::spilled_row`] of some terms, with `large` holding what other terms of the row
@@ -140,13 +160,14 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         field: &IntegerField<Scalar>,
         columns: &[u32],
         ids: &[u16],
-        mut large: [[u64; 5]; 2],
+        summed: Option<[[u64; 5]; 2]>,
     ) -> Scalar {
         let (kinds, mask) = (self.kinds.map(), self.kinds.mask);
         let (small, large_terms) = (&*self.table.small, &self.table.large[..]);
         let mut integer = 0i64;
         let mut powers = [0u64; 16];
-        let mut others = false;
+        let (mut others, mut any_power, mut any_large) = (false, false, summed.is_some());
+        let mut large = summed.unwrap_or([[0; 5]; 2]);
         for (&column, &id) in columns.iter().zip(ids) {
             let kind = kinds[column as usize & mask];
             if kind > KIND_ONE {
@@ -157,11 +178,13 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             if coeff > SMALL_MIN {
                 integer += coeff * i64::from(kind);
             } else if coeff & LARGE_GENERAL == 0 {
+                any_power = true;
                 add_power(&mut powers, coeff, kind);
                 if coeff & LARGE_TWO != 0 {
                     add_power(&mut powers, coeff >> SECOND_POWER, kind);
                 }
             } else if kind == KIND_ONE {
+                any_large = true;
                 let acc = &mut large[usize::from(coeff & LARGE_NEGATIVE != 0)];
                 let magnitude = &large_terms[usize::from(id)].magnitude;
                 for (limb, &value) in magnitude.iter().enumerate() {
@@ -169,16 +192,23 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
                 }
             }
         }
-        for (lane, &sum) in powers.iter().enumerate() {
-            let (sign, shift) = (lane / 8, 32 * (lane % 8));
-            add_at(
-                &mut large[sign],
-                shift / 64,
-                u128::from(sum) << (shift % 64),
-            );
+        if any_power {
+            any_large = true;
+            for (lane, &sum) in powers.iter().enumerate() {
+                let (sign, shift) = (lane / 8, 32 * (lane % 8));
+                add_at(
+                    &mut large[sign],
+                    shift / 64,
+                    u128::from(sum) << (shift % 64),
+                );
+            }
         }
-        let [positive, negative] = &large;
-        let sum = field.small_element(integer) + field.element(positive) - field.element(negative);
+        // Sums no term reached stay out of the conversions.
+        let mut sum = field.small_element(integer);
+        if any_large {
+            let [positive, negative] = &large;
+            sum += field.element(positive) - field.element(negative);
+        }
         if others {
             sum + self.other_terms(columns, ids)
         } else {
@@ -201,7 +231,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
                 add_at(acc, low / 64, u128::from(bits) << (low % 64));
             }
         }
-        Some(self.spilled_terms(field, row.columns, row.ids, large))
+        Some(self.spilled_terms(field, row.columns, row.ids, Some(large)))
     }
 
     /// The terms of a row whose values are other than 0 and 1, multiplied in the field.
@@ -218,7 +248,18 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         sum
     }
 
-    /// A row summed in the field: for fields without the integer path.
+    /// A row holding a general coefficient (neither a small integer nor one or two powers of
+    /// two: Poseidon's MDS and round constants), summed in the field in one pass. Its values
+    /// are mostly field elements, which the integer path could only hand to the field one
+    /// by one after converting its own sums.
+    #[inline(never)]
+    fn general_row(&self, columns: &[u32], ids: &[u16]) -> Scalar {
+        self.field_row(columns, ids)
+    }
+
+    /// A row summed in the field: for fields without the integer path, and rows of general
+    /// coefficients.
+    #[inline(always)]
     fn field_row(&self, columns: &[u32], ids: &[u16]) -> Scalar {
         let mut acc = Scalar::ZERO;
         for (&column, &id) in columns.iter().zip(ids) {
@@ -252,8 +293,19 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             let (ia, ib, ic) = (&mut ia[..count], &mut ib[..count], &mut ic[..count]);
             // Blocks start at multiples of BLOCK (chunks at multiples of ROWS_PER_TASK).
             let class = |m: usize| {
-                let class = self.layouts[m].classes.get(start / BLOCK).copied();
-                (class.unwrap_or(BlockClass::Mixed), &self.layouts[m].runs)
+                let layout = &self.layouts[m];
+                BlockLayout {
+                    class: layout
+                        .classes
+                        .get(start / BLOCK)
+                        .copied()
+                        .unwrap_or(BlockClass::Mixed),
+                    runs: &layout.runs,
+                    general: &layout.general,
+                    wide: &layout.wide,
+                    wide_values: &self.kinds.wide[m],
+                    claims: self.claims.filter(|_| m == 0),
+                }
             };
             sum.pass(&matrices[0], start, a, ia, class(0));
             sum.pass(&matrices[1], start, b, ib, class(1));
@@ -326,19 +378,35 @@ impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
     }
 }
 
+/// What a block's rows of one matrix are made of, for [`RowSum::pass`].
+struct BlockLayout<'a, Scalar> {
+    /// Which loop sums the common rows.
+    class: BlockClass,
+    /// The matrix's runs of powers of two.
+    runs: &'a PowerRuns,
+    /// Its rows of general coefficients.
+    general: &'a RowSet,
+    /// Those of them on variables, summed as wide integers, and the integers of the values
+    /// they read.
+    wide: &'a WideRows,
+    wide_values: &'a [[u64; 4]],
+    /// For A, the claimed rows when they hold together.
+    claims: Option<&'a Claims<Scalar>>,
+}
+
 /// How the rows of one matrix are summed, a block at a time.
 trait RowSum<Scalar> {
     /// Rows `first..first + out.len()` of `matrix`: their sums as integers into `integers`
     /// where they are small integers (their field elements follow in [`Self::finish`]),
     /// else [`NOT_INTEGER`] there and the field element into `out`. `layout`: what these
-    /// rows are made of, and the matrix's runs of powers of two.
+    /// rows are made of.
     fn pass(
         &self,
         matrix: &Matrix,
         first: usize,
         out: &mut [Scalar],
         integers: &mut [i64],
-        layout: (BlockClass, &PowerRuns),
+        layout: BlockLayout<'_, Scalar>,
     );
 
     /// Completes a block's rows: the field elements of the integer sums into `out`, then
@@ -363,9 +431,17 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
         first: usize,
         out: &mut [Scalar],
         integers: &mut [i64],
-        (class, runs): (BlockClass, &PowerRuns),
+        layout: BlockLayout<'_, Scalar>,
     ) {
         let (kinds, small) = (self.rows.kinds, &*self.rows.table.small);
+        let BlockLayout {
+            class,
+            runs,
+            general,
+            wide,
+            wide_values,
+            claims,
+        } = layout;
         let all_small = match class {
             BlockClass::Unit => unit_rows(matrix, first, integers, kinds),
             BlockClass::Small => integer_rows::<false>(matrix, first, integers, kinds, small),
@@ -376,18 +452,30 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
         }
         for (row, (out, &integer)) in out.iter_mut().zip(&*integers).enumerate() {
             if integer == NOT_INTEGER {
-                let by_runs = runs.row(first + row);
+                let at = first + row;
+                let range = matrix.row_starts[at] as usize..matrix.row_starts[at + 1] as usize;
+                let (columns, ids) = (&matrix.columns[range.clone()], &matrix.coeff_ids[range]);
+                if let Some(stated) = claims.and_then(|claims| claims.stated(at)) {
+                    *out = self.rows.value(stated);
+                    continue;
+                }
+                if let Some(i) = wide.index(at) {
+                    *out = wide.sum(i, wide_values, &self.rows.table.wide, self.field);
+                    continue;
+                }
+                if general.holds(at) {
+                    *out = self.rows.general_row(columns, ids);
+                    continue;
+                }
+                // One term (a value other than 0 and 1, or a large coefficient): its product.
+                if let ([column], [id]) = (columns, ids) {
+                    *out = self.rows.product(*id, self.rows.value(*column));
+                    continue;
+                }
+                let by_runs = runs.row(at);
                 *out = match by_runs.and_then(|row| self.rows.run_row(self.field, row)) {
                     Some(sum) => sum,
-                    None => {
-                        let range = matrix.row_starts[first + row] as usize
-                            ..matrix.row_starts[first + row + 1] as usize;
-                        self.rows.spilled_row(
-                            self.field,
-                            &matrix.columns[range.clone()],
-                            &matrix.coeff_ids[range],
-                        )
-                    }
+                    None => self.rows.spilled_row(self.field, columns, ids),
                 };
             }
         }
@@ -539,11 +627,47 @@ pub(crate) struct MatrixLayout {
     classes: Vec<BlockClass>,
     /// The runs of powers of two in the rows the common loop leaves.
     runs: PowerRuns,
+    /// The rows holding a general coefficient, summed in the field.
+    general: RowSet,
+    /// Those of them with a general coefficient on a variable, summed as wide integers.
+    wide: WideRows,
+}
+
+/// A set of rows, one bit each.
+#[derive(Default)]
+pub(crate) struct RowSet {
+    words: Vec<u64>,
+}
+
+impl RowSet {
+    /// The rows of `matrix` for which `pick` holds of some coefficient id.
+    fn of(matrix: &Matrix, pick: impl Fn(u16) -> bool) -> Self {
+        let mut words = vec![0u64; matrix.rows().div_ceil(64)];
+        for row in 0..matrix.rows() {
+            let terms = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
+            if matrix.coeff_ids[terms].iter().any(|&id| pick(id)) {
+                words[row / 64] |= 1 << (row % 64);
+            }
+        }
+        // A matrix without such rows holds no bitmap.
+        if words.iter().all(|&word| word == 0) {
+            words = Vec::new();
+        }
+        RowSet { words }
+    }
+
+    #[inline]
+    fn holds(&self, row: usize) -> bool {
+        self.words
+            .get(row / 64)
+            .is_some_and(|word| word >> (row % 64) & 1 == 1)
+    }
 }
 
 impl MatrixLayout {
-    /// The layout of `matrix`, whose coefficient ids index `table`.
-    pub(crate) fn new<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> Self {
+    /// The layout of `matrix`, whose coefficient ids index `table` and whose constant one
+    /// is at position `one` (the aux count).
+    pub(crate) fn new<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>, one: u32) -> Self {
         let classes = block_classes(matrix, table);
         let runs = match table.integers {
             Some(_) => {
@@ -559,12 +683,24 @@ impl MatrixLayout {
             }
             None => PowerRuns::default(),
         };
-        MatrixLayout { classes, runs }
+        let (general, wide) = match table.integers {
+            Some(_) => (
+                RowSet::of(matrix, |id| table.is_general(id)),
+                WideRows::new(matrix, one, |id| table.is_general(id)),
+            ),
+            None => Default::default(),
+        };
+        MatrixLayout {
+            classes,
+            runs,
+            general,
+            wide,
+        }
     }
 
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
-        self.classes.len() + self.runs.bytes()
+        self.classes.len() + self.runs.bytes() + 8 * self.general.words.len() + self.wide.bytes()
     }
 }
 
@@ -604,7 +740,7 @@ impl<Scalar: PrimeField> RowSum<Scalar> for FieldSum<'_, '_, Scalar> {
         first: usize,
         out: &mut [Scalar],
         integers: &mut [i64],
-        _: (BlockClass, &PowerRuns),
+        _: BlockLayout<'_, Scalar>,
     ) {
         let starts = &matrix.row_starts[first..=first + out.len()];
         for ((out, integer), ends) in out.iter_mut().zip(integers).zip(starts.windows(2)) {
@@ -689,7 +825,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
     (matrices, layouts): (&[Matrix; 3], &[MatrixLayout; 3]),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
-    kinds: &ValueKinds,
+    (kinds, claims): (&ValueKinds, Option<&Claims<Scalar>>),
     [a, b, c]: [&mut Vec<Scalar>; 3],
 ) -> Option<usize> {
     let rows = Rows {
@@ -698,6 +834,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
         kinds,
         table,
         layouts,
+        claims,
     };
     let count = matrices[0].rows();
     if [a.len(), b.len(), c.len()] == [count; 3] {
@@ -729,7 +866,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
 }
 
 /// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
-/// b, c), evaluated on the rayon pool a chunk at a time.
+/// b, c), evaluated on the rayon pool a chunk at a time, every row summed (no claims).
 pub(crate) fn first_difference<Scalar: PrimeField>(
     (matrices, layouts): (&[Matrix; 3], &[MatrixLayout; 3]),
     table: &CoefficientTable<Scalar>,
@@ -743,6 +880,7 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
         kinds,
         table,
         layouts,
+        claims: None,
     };
     let chunks = expected[0].len().div_ceil(ROWS_PER_TASK);
     (0..chunks).into_par_iter().find_map_first(|chunk| {
@@ -862,22 +1000,27 @@ mod tests {
             matrix.row_starts.push(matrix.columns.len() as u32);
             expected.push(sum);
         }
-        let layout = MatrixLayout::new(&matrix, &table);
+        let layout = MatrixLayout::new(&matrix, &table, 400);
         use BlockClass::{Mixed, Small, Unit};
         assert_eq!(layout.classes, [Mixed, Small, Mixed, Unit]);
+        let layouts = [
+            MatrixLayout::new(&Matrix::default(), &table, 400),
+            layout,
+            MatrixLayout::new(&Matrix::default(), &table, 400),
+        ];
+        assert!(layouts[1].wide.positions().len() > 100, "rows summed wide");
         let mut kinds = ValueKinds::default();
         kinds.classify(&inputs, &aux).unwrap();
-        let layouts = [
-            MatrixLayout::new(&Matrix::default(), &table),
-            layout,
-            MatrixLayout::new(&Matrix::default(), &table),
-        ];
+        kinds
+            .convert_wide(&layouts, [&inputs[..], &aux[..]])
+            .unwrap();
         let rows = Rows {
             inputs: &inputs,
             aux: &aux,
             kinds: &kinds,
             table: &table,
             layouts: &layouts,
+            claims: None,
         };
         let sum = IntegerSum {
             rows: &rows,
@@ -898,7 +1041,14 @@ mod tests {
             let out = &mut out[..rows];
             let mut sums = [[0; BLOCK], [1; BLOCK], [0; BLOCK]];
             let layout = &layouts[1];
-            let class = (layout.classes[first / BLOCK], &layout.runs);
+            let class = BlockLayout {
+                class: layout.classes[first / BLOCK],
+                runs: &layout.runs,
+                general: &layout.general,
+                wide: &layout.wide,
+                wide_values: &kinds.wide[1],
+                claims: None,
+            };
             sum.pass(&matrix, first, out, &mut sums[0][..rows], class);
             // `finish` writes the integer rows' elements; here `row * 1 = row` holds.
             sums[2] = sums[0];
@@ -927,13 +1077,14 @@ mod tests {
     fn finishing_a_block_writes_every_sum_and_finds_the_first_unsatisfied_row() {
         let table = CoefficientTable::<Fr>::new(vec![Fr::ONE]);
         let kinds = ValueKinds::default();
-        let layouts = [(); 3].map(|_| MatrixLayout::new(&Matrix::default(), &table));
+        let layouts = [(); 3].map(|_| MatrixLayout::new(&Matrix::default(), &table, 0));
         let rows = Rows {
             inputs: &[],
             aux: &[],
             kinds: &kinds,
             table: &table,
             layouts: &layouts,
+            claims: None,
         };
         let sum = IntegerSum {
             rows: &rows,

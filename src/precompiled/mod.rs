@@ -23,6 +23,7 @@
 //! ```
 
 pub mod cache;
+mod claims;
 mod coefficients;
 mod file;
 mod fill;
@@ -30,6 +31,7 @@ mod kernel;
 mod matrix;
 mod record;
 mod runs;
+mod wide;
 mod witness;
 
 use bellpepper_core::{Circuit, ConstraintSystem};
@@ -41,6 +43,7 @@ pub use self::matrix::Matrix;
 pub use self::record::{Companion, Recorder, StructureOnly};
 pub use self::witness::Witness;
 
+use self::claims::Claims;
 use self::coefficients::CoefficientTable;
 use self::kernel::{MatrixLayout, ValueKinds};
 use self::matrix::validate;
@@ -62,6 +65,8 @@ pub struct Recording<Scalar: PrimeField> {
     layouts: [MatrixLayout; 3],
     /// `a_aux`, `b_input`, `b_aux`, as the recording implies them.
     densities: [DensityTracker; 3],
+    /// The rows that state a value, checked together instead of summed.
+    claims: Claims<Scalar>,
 }
 
 /// Marks every variable with a term in `matrix`: aux variables (positions below
@@ -114,8 +119,17 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         mark_density(&matrices[0], aux, None, &mut a_aux);
         mark_density(&matrices[1], aux, Some(&mut b_input), &mut b_aux);
         let coefficients = CoefficientTable::new(dictionary);
-        let layouts = [0, 1, 2].map(|m| MatrixLayout::new(&matrices[m], &coefficients));
+        // Invariant 4 of the matrices: at most 2^31 aux variables.
+        let one = aux as u32;
+        let layouts = [0, 1, 2].map(|m| MatrixLayout::new(&matrices[m], &coefficients, one));
+        let claims = match coefficients.integers {
+            Some(_) => Claims::new(&matrices, one, coefficients.dictionary(), |id| {
+                coefficients.is_general(id)
+            }),
+            None => Claims::default(),
+        };
         Ok(Recording {
+            claims,
             inputs,
             aux,
             coefficients,
@@ -209,7 +223,8 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let matrices: usize = self.matrices.iter().map(Matrix::bytes).sum();
         let layouts: usize = self.layouts.iter().map(MatrixLayout::bytes).sum();
         let dictionary = self.dictionary_len() * std::mem::size_of::<Scalar>();
-        (matrices + layouts + dictionary) as f64 / self.nonzeros().max(1) as f64
+        let derived = layouts + self.claims.bytes();
+        (matrices + derived + dictionary) as f64 / self.nonzeros().max(1) as f64
     }
 
     /// Computes the witness of `circuit` (value closures only; no constraint is built).
@@ -306,6 +321,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let mut kinds = ValueKinds::default();
         kinds.classify(&vectors.input_assignment, &vectors.aux_assignment)?;
         let values = [&vectors.input_assignment[..], &vectors.aux_assignment[..]];
+        kinds.convert_wide(&self.layouts, values)?;
         let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
         let matrices = (&self.matrices, &self.layouts);
         match kernel::first_difference(matrices, &self.coefficients, values, &kinds, rows) {
@@ -336,6 +352,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     ) -> Result<Witness<Scalar>, Error> {
         self.check_structure(&witness)?;
         kinds.classify(&witness.inputs, &witness.aux)?;
+        kinds.convert_wide(&self.layouts, [&witness.inputs, &witness.aux])?;
         let rows = self.matrices[0].rows();
         // Ask for the memory here, where running out is an error, not an abort. Vectors at
         // least as long (recycled, or a prover's padded domains handed back) are cut to
@@ -348,11 +365,13 @@ impl<Scalar: PrimeField> Recording<Scalar> {
                 reserve(vector, rows, "constraint values")?;
             }
         }
+        let values = [&witness.inputs[..], &witness.aux[..]];
+        let claims = (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
         let failed = kernel::evaluate_rows(
             (&self.matrices, &self.layouts),
             &self.coefficients,
-            [&witness.inputs, &witness.aux],
-            kinds,
+            values,
+            (kinds, claims),
             [&mut target.a, &mut target.b, &mut target.c],
         );
         if let Some(row) = failed {
