@@ -1,9 +1,11 @@
-//! Synthesis-only benchmark: PoRep-shaped SHA-256 circuits synthesized into a
+//! Synthesis-only benchmark: a PoRep partition and PoRep-shaped circuits synthesized into a
 //! `ProvingAssignment` with each optimization off and on, in one run, with counters.
 //!
 //! Environment (all optional):
-//! - `SYNTH_CIRCUITS`: comma-separated from `labeling,merkle,mixed` (default `labeling,merkle`)
-//! - `SYNTH_SIZE`: labels in `labeling`, depth of `merkle`, size of `mixed` (default 1, 8, 2)
+//! - `SYNTH_CIRCUITS`: comma-separated from `porep,poseidon,labeling,merkle,mixed` (default
+//!   `porep,poseidon`)
+//! - `SYNTH_SIZE`: challenges of `porep` and `poseidon`, labels in `labeling`, depth of
+//!   `merkle`, size of `mixed` (default 1, 1, 1, 8, 2)
 //! - `SYNTH_VARIANTS`: comma-separated variant names (default: all)
 //! - `SYNTH_REPS`: timed repetitions per variant for the report (default 5)
 //! - `SYNTH_CRITERION=0`: skip the criterion pass, report only
@@ -53,7 +55,7 @@ fn workloads() -> Vec<Workload> {
         .ok()
         .and_then(|s| s.parse().ok());
     env_list("SYNTH_CIRCUITS")
-        .unwrap_or_else(|| vec!["labeling".into(), "merkle".into()])
+        .unwrap_or_else(|| vec!["porep".into(), "poseidon".into()])
         .iter()
         .map(|name| or_exit(Workload::by_name(name, size)))
         .collect()
@@ -110,15 +112,15 @@ fn run(
     match variant.path {
         Path::Direct => {
             workload
-                .synthesize::<Fr>(variant.gadgets, &variant.options(shape))
+                .synthesize(variant.gadgets, &variant.options(shape))
                 .expect("the bench circuits are satisfiable")
                 .1
         }
-        path => {
+        _ => {
             workload
                 .synthesize_precompiled(
                     &precompiled.recording,
-                    path,
+                    variant,
                     &mut precompiled.buffers.borrow_mut(),
                     &precompiled.key,
                 )
@@ -154,7 +156,7 @@ fn precompiled_split(
     let split = |buffers: &mut ProvingBuffers<Fr>| {
         let start = Instant::now();
         let witness = workload
-            .witness(recording, buffers, recycled, native)
+            .witness(recording, buffers, variant.gadgets, (recycled, native))
             .expect("the bench circuits are satisfiable");
         let witness_ns = start.elapsed().as_nanos() as f64 / n;
         let start = Instant::now();
@@ -175,7 +177,7 @@ fn measure(
     counters: &mut counters::Counters,
 ) -> Vec<Row> {
     let shape = workload
-        .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
+        .synthesize(GadgetSet::Upstream, &SynthesisOptions::default())
         .expect("the bench circuits are satisfiable")
         .0;
     let precompiled = Precompiled::new(workload, index, reps);
@@ -305,7 +307,7 @@ fn main() {
         .configure_from_args();
     for (index, workload) in workloads.iter().enumerate() {
         let shape = workload
-            .synthesize::<Fr>(GadgetSet::Bellperson, &SynthesisOptions::default())
+            .synthesize(GadgetSet::Upstream, &SynthesisOptions::default())
             .expect("the bench circuits are satisfiable")
             .0;
         let precompiled = Precompiled::new(workload, index, 1);

@@ -1,4 +1,4 @@
-//! PoRep-shaped SHA-256 circuits, for the benchmark and the tests, in one place.
+//! PoRep-shaped circuits, for the benchmark and the tests, in one place.
 //!
 //! - [`Labeling`]: SHA-256 over 39 × 32-byte words (replica id, layer/node word, 37 parent
 //!   labels), 20 compressions, the digest truncated to 254 bits and packed into inputs: the
@@ -7,44 +7,102 @@
 //!   with the path bits as public inputs.
 //! - [`Mixed`]: labels and paths together, sized by one parameter.
 //!
-//! Each exists twice, chosen by [`GadgetSet`]: built with bellperson's SHA-256 gadgets
-//! (the upstream shape) or with [`synthpool::sha256`]'s allocation-free ones. Both lay out
-//! identical constraints.
+//! - [`crate::porep::Porep`]: a PoRep partition's whole mix (labeling, tree_d, column hashes
+//!   and Poseidon inclusion paths), in its own module.
+//!
+//! Each exists in every [`GadgetSet`]: built with the upstream gadgets (bellperson's SHA-256,
+//! neptune's Poseidon) or with synthpool's. All lay out identical constraints.
 
 use bellpepper_core::boolean::{AllocatedBit, Boolean};
+use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use ff::{PrimeField, PrimeFieldBits};
+use neptune::poseidon::{Arity, PoseidonConstants};
 
-/// Which SHA-256 gadgets a circuit is built with.
+/// Which gadgets a circuit is built with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum GadgetSet {
-    /// bellperson's `gadgets::{sha256, multipack}`.
+    /// The upstream ones: bellperson's `gadgets::{sha256, multipack}` and neptune's
+    /// `circuit::poseidon_hash`.
     #[default]
-    Bellperson,
-    /// `synthpool::sha256::{sha256, multipack}`.
+    Upstream,
+    /// `synthpool::sha256::{sha256, multipack}` and `synthpool::poseidon::poseidon_hash`.
     Synthpool,
+    /// synthpool's SHA-256 family with neptune's Poseidon: what a witness costs with
+    /// neptune's gadget, the rest as [`GadgetSet::Synthpool`].
+    NeptunePoseidon,
 }
 
 impl GadgetSet {
-    fn sha256<Scalar, CS>(self, cs: CS, bits: &[Boolean]) -> Result<Vec<Boolean>, SynthesisError>
+    /// Whether the SHA-256 family is synthpool's.
+    fn ours_sha256(self) -> bool {
+        self != GadgetSet::Upstream
+    }
+
+    pub(crate) fn sha256<Scalar, CS>(
+        self,
+        cs: CS,
+        bits: &[Boolean],
+    ) -> Result<Vec<Boolean>, SynthesisError>
     where
         Scalar: PrimeField,
         CS: ConstraintSystem<Scalar>,
     {
-        match self {
-            GadgetSet::Bellperson => bellperson::gadgets::sha256::sha256(cs, bits),
-            GadgetSet::Synthpool => synthpool::sha256::sha256(cs, bits),
+        if self.ours_sha256() {
+            synthpool::sha256::sha256(cs, bits)
+        } else {
+            bellperson::gadgets::sha256::sha256(cs, bits)
         }
     }
 
-    fn pack_into_inputs<Scalar, CS>(self, cs: CS, bits: &[Boolean]) -> Result<(), SynthesisError>
+    pub(crate) fn pack_into_inputs<Scalar, CS>(
+        self,
+        cs: CS,
+        bits: &[Boolean],
+    ) -> Result<(), SynthesisError>
     where
         Scalar: PrimeField,
         CS: ConstraintSystem<Scalar>,
     {
+        if self.ours_sha256() {
+            synthpool::sha256::multipack::pack_into_inputs(cs, bits)
+        } else {
+            bellperson::gadgets::multipack::pack_into_inputs(cs, bits)
+        }
+    }
+
+    pub(crate) fn pack_bits<Scalar, CS>(
+        self,
+        cs: CS,
+        bits: &[Boolean],
+    ) -> Result<AllocatedNum<Scalar>, SynthesisError>
+    where
+        Scalar: PrimeField,
+        CS: ConstraintSystem<Scalar>,
+    {
+        if self.ours_sha256() {
+            synthpool::sha256::multipack::pack_bits(cs, bits)
+        } else {
+            bellperson::gadgets::multipack::pack_bits(cs, bits)
+        }
+    }
+
+    pub(crate) fn poseidon<Scalar, CS, A>(
+        self,
+        cs: CS,
+        preimage: Vec<AllocatedNum<Scalar>>,
+        constants: &PoseidonConstants<Scalar, A>,
+    ) -> Result<AllocatedNum<Scalar>, SynthesisError>
+    where
+        Scalar: PrimeField,
+        CS: ConstraintSystem<Scalar>,
+        A: Arity<Scalar>,
+    {
         match self {
-            GadgetSet::Bellperson => bellperson::gadgets::multipack::pack_into_inputs(cs, bits),
-            GadgetSet::Synthpool => synthpool::sha256::multipack::pack_into_inputs(cs, bits),
+            GadgetSet::Synthpool => synthpool::poseidon::poseidon_hash(cs, preimage, constants),
+            GadgetSet::Upstream | GadgetSet::NeptunePoseidon => {
+                neptune::circuit::poseidon_hash(cs, preimage, constants)
+            }
         }
     }
 }

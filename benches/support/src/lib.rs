@@ -8,5 +8,6 @@
 pub mod alloc;
 pub mod circuits;
 pub mod counters;
+pub mod porep;
 pub mod report;
 pub mod variants;

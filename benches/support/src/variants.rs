@@ -1,10 +1,14 @@
 //! Named synthesis settings and workloads, shared by the benchmark and the runner that
 //! `scripts/perf-stat.sh` profiles, so both measure exactly the same things.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
-use ff::{PrimeField, PrimeFieldBits};
+use blstrs::Scalar as Fr;
+use ff::PrimeField;
 use rayon::prelude::*;
 use synthpool::pool::PoolStats;
 use synthpool::precompiled::cache::{self, Key};
@@ -12,6 +16,7 @@ use synthpool::precompiled::{ProvingBuffers, Recording, Witness};
 use synthpool::{Error, EvalKernel, ProvingAssignment, Shape, SynthesisOptions};
 
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
+use crate::porep::{Partition, PartitionParts, SectorShape};
 
 /// One optimization setting, measured against `baseline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,15 +138,29 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
     }
 }
 
+/// [`precompiled`] with the witness of a circuit built with other gadgets.
+const fn precompiled_with(
+    name: &'static str,
+    about: &'static str,
+    gadgets: GadgetSet,
+    path: Path,
+) -> Variant {
+    Variant {
+        gadgets,
+        ..precompiled(name, about, path)
+    }
+}
+
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 17] = [
+pub const VARIANTS: [Variant; 18] = [
     direct(
         "baseline",
-        "bellperson gadgets, fresh LCs per enforce, portable kernel, growing vectors",
+        "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
+         portable kernel, growing vectors",
         false,
         EvalKernel::Portable,
         false,
-        GadgetSet::Bellperson,
+        GadgetSet::Upstream,
     ),
     direct(
         "pool",
@@ -149,11 +168,11 @@ pub const VARIANTS: [Variant; 17] = [
         true,
         EvalKernel::Portable,
         false,
-        GadgetSet::Bellperson,
+        GadgetSet::Upstream,
     ),
     direct(
         "gadgets",
-        "+ allocation-free SHA-256 gadgets (synthpool::sha256)",
+        "+ synthpool's gadgets (SHA-256 allocation-free, Poseidon without temporary LCs)",
         false,
         EvalKernel::Portable,
         false,
@@ -165,7 +184,7 @@ pub const VARIANTS: [Variant; 17] = [
         false,
         EvalKernel::Prefetch,
         false,
-        GadgetSet::Bellperson,
+        GadgetSet::Upstream,
     ),
     direct(
         "bitvalues",
@@ -173,7 +192,7 @@ pub const VARIANTS: [Variant; 17] = [
         false,
         EvalKernel::BitValues,
         false,
-        GadgetSet::Bellperson,
+        GadgetSet::Upstream,
     ),
     direct(
         "presize",
@@ -181,7 +200,7 @@ pub const VARIANTS: [Variant; 17] = [
         false,
         EvalKernel::Portable,
         true,
-        GadgetSet::Bellperson,
+        GadgetSet::Upstream,
     ),
     direct(
         "gadgets+pool",
@@ -225,10 +244,19 @@ pub const VARIANTS: [Variant; 17] = [
     ),
     precompiled(
         "pce-gadget-witness-1t",
-        "as pce-reuse-1t, the witness through the gadgets' constraint path (no native SHA-256)",
+        "as pce-reuse-1t, the witness through the gadgets' constraint paths (no native witness)",
         Path::OneThread {
             recycled: true,
             native: false,
+        },
+    ),
+    precompiled_with(
+        "pce-neptune-witness-1t",
+        "as pce-reuse-1t, the witness through neptune's Poseidon gadget (SHA-256 native)",
+        GadgetSet::NeptunePoseidon,
+        Path::OneThread {
+            recycled: true,
+            native: true,
         },
     ),
     precompiled(
@@ -346,7 +374,7 @@ fn constraint_path_witness<Scalar: PrimeField, C: Circuit<Scalar>>(
 }
 
 /// A PoRep-shaped circuit and its size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Workload {
     /// This many labels.
     Labeling(usize),
@@ -354,18 +382,43 @@ pub enum Workload {
     Merkle(usize),
     /// [`Mixed::sample`] of this size.
     Mixed(usize),
+    /// A 32 GiB PoRep partition of this many challenges: the real partition's mix.
+    Porep(usize),
+    /// The Poseidon work of this many challenges of a 32 GiB partition (column hashes,
+    /// tree_c and tree_r_last paths, comm_r), without its SHA-256.
+    Poseidon(usize),
+}
+
+/// A workload's circuit.
+#[derive(Clone, Debug)]
+pub enum BenchCircuit {
+    /// Labels and SHA-256 Merkle paths.
+    Sha256(Mixed),
+    /// A PoRep partition.
+    Partition(Partition),
+}
+
+impl Circuit<Fr> for BenchCircuit {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        match self {
+            BenchCircuit::Sha256(circuit) => circuit.synthesize(cs),
+            BenchCircuit::Partition(circuit) => circuit.synthesize(cs),
+        }
+    }
 }
 
 impl Workload {
-    /// The workload called `name` (`labeling`, `merkle`, `mixed`), with `size` or its default
-    /// (1 label, depth 8, mixed 2).
+    /// The workload called `name` (`porep`, `poseidon`, `labeling`, `merkle`, `mixed`),
+    /// with `size` or its default (1 challenge, 1 label, depth 8, mixed 2).
     pub fn by_name(name: &str, size: Option<usize>) -> Result<Workload, String> {
         match name {
+            "porep" => Ok(Workload::Porep(size.unwrap_or(1))),
+            "poseidon" => Ok(Workload::Poseidon(size.unwrap_or(1))),
             "labeling" => Ok(Workload::Labeling(size.unwrap_or(1))),
             "merkle" => Ok(Workload::Merkle(size.unwrap_or(8))),
             "mixed" => Ok(Workload::Mixed(size.unwrap_or(2))),
             other => Err(format!(
-                "unknown circuit `{other}` (known: labeling, merkle, mixed)"
+                "unknown circuit `{other}` (known: porep, poseidon, labeling, merkle, mixed)"
             )),
         }
     }
@@ -376,56 +429,67 @@ impl Workload {
             Workload::Labeling(n) => format!("labeling x{n}"),
             Workload::Merkle(depth) => format!("merkle depth {depth}"),
             Workload::Mixed(n) => format!("mixed {n}"),
+            Workload::Porep(n) => format!("porep 32GiB x{n}"),
+            Workload::Poseidon(n) => format!("poseidon 32GiB x{n}"),
         }
     }
 
-    /// The workload's circuit, built with `gadgets`.
-    pub fn circuit(&self, gadgets: GadgetSet) -> Mixed {
+    /// The workload's circuit, built with `gadgets`. A partition's witness is sampled once
+    /// per process (it takes the circuit's own hashing), so runs measure synthesis alone.
+    pub fn circuit(&self, gadgets: GadgetSet) -> BenchCircuit {
+        let partition = |parts, challenges| {
+            static SAMPLED: OnceLock<Mutex<HashMap<Workload, Partition>>> = OnceLock::new();
+            let mut sampled = SAMPLED
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let partition = sampled.entry(*self).or_insert_with(|| {
+                Partition::sample(SectorShape::GIB_32, parts, challenges, 1, gadgets)
+            });
+            BenchCircuit::Partition(partition.clone().with_gadgets(gadgets))
+        };
         match *self {
-            Workload::Labeling(n) => Mixed {
+            Workload::Labeling(n) => BenchCircuit::Sha256(Mixed {
                 labels: (0..n)
                     .map(|i| Labeling::sample(i as u64, gadgets))
                     .collect(),
                 paths: Vec::new(),
-            },
-            Workload::Merkle(depth) => Mixed {
+            }),
+            Workload::Merkle(depth) => BenchCircuit::Sha256(Mixed {
                 labels: Vec::new(),
                 paths: vec![MerklePath::sample(7, depth, gadgets)],
-            },
-            Workload::Mixed(n) => Mixed::sample(n, gadgets),
+            }),
+            Workload::Mixed(n) => BenchCircuit::Sha256(Mixed::sample(n, gadgets)),
+            Workload::Porep(n) => partition(PartitionParts::ALL, n),
+            Workload::Poseidon(n) => partition(PartitionParts::POSEIDON, n),
         }
     }
 
     /// Synthesizes the workload built with `gadgets`, with `options`; returns its shape and,
     /// with the pool on, the pool's counters.
-    pub fn synthesize<Scalar>(
+    pub fn synthesize(
         &self,
         gadgets: GadgetSet,
         options: &SynthesisOptions,
-    ) -> Result<(Shape, Option<PoolStats>), Error>
-    where
-        Scalar: PrimeField + PrimeFieldBits,
-    {
-        let mut assignment = ProvingAssignment::<Scalar>::with_options(options)?;
+    ) -> Result<(Shape, Option<PoolStats>), Error> {
+        let mut assignment = ProvingAssignment::<Fr>::with_options(options)?;
         assignment.synthesize(self.circuit(gadgets))?;
         let stats = assignment.pool_stats();
         let vectors = assignment.into_vectors()?;
         Ok((vectors.shape(), stats))
     }
 
-    /// The witness of one circuit against `recording`, into `buffers`' spare vectors when
-    /// `recycled`, through the native SHA-256 path when `native`.
-    pub fn witness<Scalar>(
+    /// The witness of one circuit built with `gadgets` against `recording`, into
+    /// `buffers`' spare vectors when `recycled`, through the native witness paths when
+    /// `native`.
+    pub fn witness(
         &self,
-        recording: &Recording<Scalar>,
-        buffers: &mut ProvingBuffers<Scalar>,
-        recycled: bool,
-        native: bool,
-    ) -> Result<Witness<Scalar>, Error>
-    where
-        Scalar: PrimeField + PrimeFieldBits,
-    {
-        let circuit = self.circuit(GadgetSet::Synthpool);
+        recording: &Recording<Fr>,
+        buffers: &mut ProvingBuffers<Fr>,
+        gadgets: GadgetSet,
+        (recycled, native): (bool, bool),
+    ) -> Result<Witness<Fr>, Error> {
+        let circuit = self.circuit(gadgets);
         match (recycled, native) {
             (true, true) => buffers.witness(recording, circuit),
             (false, true) => recording.witness(circuit),
@@ -443,15 +507,12 @@ impl Workload {
 
     /// Evaluates `witness` against `recording`, into `buffers` when `recycled` (else into
     /// fresh vectors, dropped).
-    pub fn evaluate<Scalar>(
-        recording: &Recording<Scalar>,
-        buffers: &mut ProvingBuffers<Scalar>,
-        witness: Witness<Scalar>,
+    pub fn evaluate(
+        recording: &Recording<Fr>,
+        buffers: &mut ProvingBuffers<Fr>,
+        witness: Witness<Fr>,
         recycled: bool,
-    ) -> Result<(), Error>
-    where
-        Scalar: PrimeField,
-    {
+    ) -> Result<(), Error> {
         if recycled {
             buffers.evaluate(recording, witness).map(drop)
         } else {
@@ -459,28 +520,26 @@ impl Workload {
         }
     }
 
-    /// One run of a pre-compiled or drop-in `path`: `buffers` holds one set per rayon
-    /// thread (the first serves the one-thread paths); `key` files the drop-in's
+    /// One run of `variant`, a pre-compiled or drop-in one: `buffers` holds one set per
+    /// rayon thread (the first serves the one-thread paths); `key` files the drop-in's
     /// recording.
-    pub fn synthesize_precompiled<Scalar>(
+    pub fn synthesize_precompiled(
         &self,
-        recording: &Recording<Scalar>,
-        path: Path,
-        buffers: &mut [ProvingBuffers<Scalar>],
+        recording: &Recording<Fr>,
+        variant: &Variant,
+        buffers: &mut [ProvingBuffers<Fr>],
         key: &Key,
-    ) -> Result<(), Error>
-    where
-        Scalar: PrimeField + PrimeFieldBits,
-    {
-        match path {
+    ) -> Result<(), Error> {
+        let gadgets = variant.gadgets;
+        match variant.path {
             Path::Direct => Ok(()),
             Path::OneThread { recycled, native } => on_one_thread(|| {
                 let buffers = &mut buffers[0];
-                let witness = self.witness(recording, buffers, recycled, native)?;
+                let witness = self.witness(recording, buffers, gadgets, (recycled, native))?;
                 Self::evaluate(recording, buffers, witness, recycled)
             }),
             Path::PerThread { recycled } => buffers.par_iter_mut().try_for_each(|buffers| {
-                let witness = self.witness(recording, buffers, recycled, true)?;
+                let witness = self.witness(recording, buffers, gadgets, (recycled, true))?;
                 Self::evaluate(recording, buffers, witness, recycled)
             }),
             Path::DropIn { warm, retained } => {
@@ -495,11 +554,11 @@ impl Workload {
                     (true, true) => 1,
                 };
                 if !warm {
-                    cache::forget::<Scalar>(&key);
+                    cache::forget::<Fr>(&key);
                 }
                 cache::set_retain_buffers(true);
-                let circuits = vec![self.circuit(GadgetSet::Synthpool); 2];
-                let batch = cache::synthesize_cached::<Scalar, _>(circuits, &|_| Some(key))?;
+                let circuits = vec![self.circuit(gadgets); 2];
+                let batch = cache::synthesize_cached::<Fr, _>(circuits, &|_| Some(key))?;
                 if let (true, Some(key)) = (retained, batch.evaluated_with) {
                     cache::give_back(&key, batch.vectors);
                 }

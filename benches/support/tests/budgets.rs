@@ -47,7 +47,7 @@ fn deterministic_budgets() {
     );
     let mut rates = Vec::new();
     for (name, gadgets) in [
-        ("bellperson", GadgetSet::Bellperson),
+        ("bellperson", GadgetSet::Upstream),
         ("synthpool", GadgetSet::Synthpool),
     ] {
         for (label, (count, constraints)) in [
@@ -65,7 +65,7 @@ fn deterministic_budgets() {
             rates.push((label, gadgets, rate));
         }
     }
-    for (label, _, theirs) in rates.iter().filter(|r| r.1 == GadgetSet::Bellperson) {
+    for (label, _, theirs) in rates.iter().filter(|r| r.1 == GadgetSet::Upstream) {
         let ours = rates
             .iter()
             .find(|r| r.0 == *label && r.1 == GadgetSet::Synthpool)

@@ -1,17 +1,18 @@
 //! Synthesizes one workload with one variant, for `scripts/perf-stat.sh` to run under
 //! `perf stat` or cachegrind.
 //!
-//! Usage: synth_runner [--circuit labeling|merkle|mixed] [--size N] [--variant NAME] [--reps N]
+//! Usage: synth_runner [--circuit porep|poseidon|labeling|merkle|mixed] [--size N] [--variant NAME] [--reps N]
 //!
-//! Every variant first synthesizes once with its own options (the presize variant takes its
-//! shape from that run), then `--reps` more times, so each process does the same work apart
-//! from what the variant changes. Pre-compiled variants record the circuit first; that
-//! one-off recording is part of the process, so compare them with `--reps` of several.
+//! Direct variants first synthesize once with their own options (the presize variant takes
+//! its shape from that run), pre-compiled ones record the circuit instead; then `--reps`
+//! more runs, so each process does the same work apart from what the variant changes. The
+//! one-off first step is part of the process: compare by the difference of two `--reps`.
 
 use std::process::ExitCode;
 
 use synthpool::precompiled::{ProvingBuffers, Recording};
 use synthpool_bench::alloc;
+use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::variants::{Path, Variant, Workload};
 
 // The bench's counting allocator (jemalloc, or the system allocator with
@@ -28,7 +29,7 @@ struct Args {
 }
 
 fn parse() -> Result<Args, String> {
-    let mut circuit = "labeling".to_string();
+    let mut circuit = "porep".to_string();
     let mut size = None;
     let mut variant = "baseline".to_string();
     let mut reps = 1;
@@ -58,26 +59,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let first_options = args.variant.options(Default::default());
-    let first_options = synthpool::SynthesisOptions {
-        shape: None,
-        ..first_options
+    let run = |options: &synthpool::SynthesisOptions| {
+        args.workload.synthesize(args.variant.gadgets, options)
     };
-    let run = |options| {
-        args.workload
-            .synthesize::<Fr>(args.variant.gadgets, options)
-    };
-    let shape = match run(&first_options) {
-        Ok((shape, _)) => shape,
-        Err(e) => {
-            eprintln!("synth_runner: synthesis failed: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let options = args.variant.options(shape);
+    // Pre-compiled variants record first and take the shape from the recording; direct ones
+    // synthesize once with their own options (the presize variant takes its shape from it).
     let recording = match args.variant.path {
         Path::Direct => None,
-        _ => match Recording::<Fr>::record(args.workload.circuit(args.variant.gadgets)) {
+        _ => match Recording::<Fr>::record(args.workload.circuit(GadgetSet::Synthpool)) {
             Ok(recording) => Some(recording),
             Err(e) => {
                 eprintln!("synth_runner: recording failed: {e}");
@@ -85,6 +74,23 @@ fn main() -> ExitCode {
             }
         },
     };
+    let shape = match &recording {
+        Some(recording) => recording.shape(),
+        None => {
+            let first_options = synthpool::SynthesisOptions {
+                shape: None,
+                ..args.variant.options(Default::default())
+            };
+            match run(&first_options) {
+                Ok((shape, _)) => shape,
+                Err(e) => {
+                    eprintln!("synth_runner: synthesis failed: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    };
+    let options = args.variant.options(shape);
     let mut buffers: Vec<ProvingBuffers<Fr>> = (0..rayon::current_num_threads())
         .map(|_| ProvingBuffers::default())
         .collect();
@@ -93,7 +99,7 @@ fn main() -> ExitCode {
         let result = match &recording {
             Some(recording) => args.workload.synthesize_precompiled(
                 recording,
-                args.variant.path,
+                &args.variant,
                 &mut buffers,
                 &[0; 32],
             ),
