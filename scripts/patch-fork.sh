@@ -6,11 +6,16 @@
 #   2. filecoin-hashers/src/sha256.rs and
 #      storage-proofs-porep/src/stacked/circuit/create_label.rs: `sha256_circuit` comes from
 #      `synthpool::sha256` instead of `bellperson::gadgets::sha256`;
-#   3. storage-proofs-core/src/compound_proof.rs: `create_random_proof_batch` and
+#   3. filecoin-hashers/src/poseidon.rs, storage-proofs-porep/src/stacked/circuit/hash.rs,
+#      storage-proofs-update/src/{poseidon/circuit.rs,circuit.rs,gadgets.rs}: `poseidon_hash`
+#      comes from `synthpool::poseidon` instead of `neptune::circuit` (every call of
+#      neptune's circuit in filecoin-proofs 19.x);
+#   4. storage-proofs-core/src/compound_proof.rs: `create_random_proof_batch` and
 #      `create_random_proof_batch_in_priority` come from synthpool's drop-ins for the
 #      workspace's bellperson (0.26 or 0.27), which synthesize through cached recordings;
-#   4. the three crates' Cargo.toml: a `synthpool` path dependency (with the bellperson
-#      feature for storage-proofs-core).
+#   5. the four crates' Cargo.toml: a `synthpool` path dependency, with the `neptune-11`
+#      feature where Poseidon is hashed and the bellperson feature for storage-proofs-core
+#      (a dependency an earlier recipe added gains the features it lacks).
 #
 # Usage: scripts/patch-fork.sh DIR
 #
@@ -38,11 +43,19 @@ ROOT_TOML=$FORK/Cargo.toml
 CORE_TOML=$FORK/storage-proofs-core/Cargo.toml
 HASHERS_TOML=$FORK/filecoin-hashers/Cargo.toml
 POREP_TOML=$FORK/storage-proofs-porep/Cargo.toml
+UPDATE_TOML=$FORK/storage-proofs-update/Cargo.toml
 HASHERS_SHA=$FORK/filecoin-hashers/src/sha256.rs
 POREP_LABEL=$FORK/storage-proofs-porep/src/stacked/circuit/create_label.rs
+HASHERS_POSEIDON=$FORK/filecoin-hashers/src/poseidon.rs
+POREP_HASH=$FORK/storage-proofs-porep/src/stacked/circuit/hash.rs
+UPDATE_POSEIDON=$FORK/storage-proofs-update/src/poseidon/circuit.rs
+UPDATE_CIRCUIT=$FORK/storage-proofs-update/src/circuit.rs
+UPDATE_GADGETS=$FORK/storage-proofs-update/src/gadgets.rs
 CORE_PROOF=$FORK/storage-proofs-core/src/compound_proof.rs
 
-for file in "$ROOT_TOML" "$CORE_TOML" "$HASHERS_TOML" "$POREP_TOML" "$HASHERS_SHA" "$POREP_LABEL" "$CORE_PROOF"; do
+for file in "$ROOT_TOML" "$CORE_TOML" "$HASHERS_TOML" "$POREP_TOML" "$UPDATE_TOML" "$HASHERS_SHA" \
+    "$POREP_LABEL" "$HASHERS_POSEIDON" "$POREP_HASH" "$UPDATE_POSEIDON" "$UPDATE_CIRCUIT" \
+    "$UPDATE_GADGETS" "$CORE_PROOF"; do
     [[ -f $file ]] || { echo "patch-fork: $file: not found (is $FORK a filecoin-proofs 19.x workspace?)" >&2; exit 1; }
 done
 
@@ -97,27 +110,66 @@ edit() {
         my $before = $text;
         my $gadgets = "$ENV{SYNTHPOOL}/gadgets";
 
-        # Moves ITEMS out of the grouped `use bellperson::{...};` into `use synthpool::...;`.
+        # Moves ITEMS out of the grouped `use CRATE::{...};` into `use synthpool::...;`.
         sub swap_imports {
-            my ($items, $replacement) = @_;
-            return if index($text, $replacement) >= 0 && !grep { bellperson_has($_) } @$items;
-            $text =~ /^use bellperson::\{.*?^\};\n/ms
-                or die "patch-fork: $file: no grouped `use bellperson::{...};` import found\n";
+            my ($crate, $items, $replacement) = @_;
+            return if index($text, $replacement) >= 0 && !grep { group_has($crate, $_) } @$items;
+            $text =~ /^use \Q$crate\E::\{.*?^?\};\n/ms
+                or die "patch-fork: $file: no grouped `use $crate\::{...};` import found\n";
             my ($start, $end) = ($-[0], $+[0]);
             my $block = substr($text, $start, $end - $start);
             for my $item (@$items) {
                 my $pattern = quotemeta($item);
                 $block =~ s/(?<![\w:])$pattern\s*,\s*// or $block =~ s/,\s*(?<![\w:])$pattern(?=\s*\})//
-                    or die "patch-fork: $file: expected `$item` in its `use bellperson::{...};` import, not found\n";
+                    or die "patch-fork: $file: expected `$item` in its `use $crate\::{...};` import, not found\n";
             }
+            # A group left with one plain item becomes a plain import.
+            $block =~ s/^use \Q$crate\E::\{\s*([\w:]+(?: as \w+)?)\s*\};\n/use $crate\::$1;\n/;
             $block .= "$replacement\n" if index($text, $replacement) < 0;
             substr($text, $start, $end - $start) = $block;
         }
-        sub bellperson_has {
-            my ($item) = @_;
-            return 0 unless $text =~ /^use bellperson::\{(.*?)^\};\n/ms;
+        sub group_has {
+            my ($crate, $item) = @_;
+            return 0 unless $text =~ /^use \Q$crate\E::\{(.*?)^?\};\n/ms;
             my $pattern = quotemeta($item);
             return $1 =~ /(?<![\w:])$pattern(?![\w])/;
+        }
+        # The Poseidon gadget of neptune, imported alone or in a group: from synthpool instead.
+        sub swap_poseidon {
+            my $replacement = "use synthpool::poseidon::poseidon_hash;";
+            return if $text =~ s/^use neptune::circuit::poseidon_hash;\n/$replacement\n/m;
+            return if index($text, $replacement) >= 0 && $text !~ /\bneptune::circuit\b|\bcircuit::poseidon_hash\b/;
+            swap_imports("neptune", ["circuit::poseidon_hash"], $replacement);
+        }
+        # The `[dependencies.synthpool]` table: added, or given the features it lacks.
+        sub synthpool_dependency {
+            my @features = @_;
+            if ($text =~ /^\s*synthpool\s*=/m) {
+                die "patch-fork: $file: synthpool is a dependency in a form this script does not edit\n";
+            }
+            if ($text !~ /^\[dependencies\.synthpool\][^\n]*\n((?:(?!\[)[^\n]*\n)*)/m) {
+                my $list = join(", ", map { "\"$_\"" } @features);
+                $text .= "\n" unless $text =~ /\n\z/;
+                $text .= "\n[dependencies.synthpool]\npath = \"$ENV{SYNTHPOOL}\"\n";
+                $text .= "features = [$list]\n" if @features;
+                return;
+            }
+            my ($body, $at, $length) = ($1, $-[1], length($1));
+            my @missing;
+            if ($body =~ /^features\s*=\s*\[([^\]]*)\]/m) {
+                my $have = $1;
+                @missing = grep { $have !~ /"\Q$_\E"/ } @features;
+                return unless @missing;
+                my @listed = ($have =~ /"([^"]*)"/g, @missing);
+                my $list = join(", ", map { "\"$_\"" } @listed);
+                $body =~ s/^features\s*=\s*\[[^\]]*\]/features = [$list]/m;
+            } elsif (@features) {
+                my $list = join(", ", map { "\"$_\"" } @features);
+                $body .= "features = [$list]\n";
+            } else {
+                return;
+            }
+            substr($text, $at, $length) = $body;
         }
 
         if ($kind eq "patch") {
@@ -136,17 +188,17 @@ edit() {
                     $text .= "\n[patch.crates-io]\n# synthpool: every crate of the graph builds on its bellpepper-core\n$line\n";
                 }
             }
-        } elsif ($kind eq "dependency" || $kind eq "dependency-with-prover") {
-            unless ($text =~ /^\s*\[dependencies\.synthpool\]/m || $text =~ /^\s*synthpool\s*=/m) {
-                my $features = $kind eq "dependency-with-prover" ? "features = [\"bellperson-$ENV{BELLPERSON}\"]\n" : "";
-                $text .= "\n" unless $text =~ /\n\z/;
-                $text .= "\n[dependencies.synthpool]\npath = \"$ENV{SYNTHPOOL}\"\n$features";
-            }
+        } elsif ($kind eq "dependency-with-poseidon") {
+            synthpool_dependency("neptune-11");
+        } elsif ($kind eq "dependency-with-prover") {
+            synthpool_dependency("bellperson-$ENV{BELLPERSON}");
         } elsif ($kind eq "sha256") {
-            swap_imports(["sha256::sha256 as sha256_circuit"],
+            swap_imports("bellperson", ["sha256::sha256 as sha256_circuit"],
                 "use synthpool::sha256::sha256 as sha256_circuit;");
+        } elsif ($kind eq "poseidon") {
+            swap_poseidon();
         } elsif ($kind eq "prover") {
-            swap_imports(["create_random_proof_batch", "create_random_proof_batch_in_priority"],
+            swap_imports("bellperson", ["create_random_proof_batch", "create_random_proof_batch_in_priority"],
                 "use synthpool::groth16::$ENV{BELLPERSON_MODULE}::{create_random_proof_batch, create_random_proof_batch_in_priority};");
         } else {
             die "patch-fork: unknown edit $kind\n";
@@ -168,11 +220,17 @@ edit() {
 
 EDITS=(
     "patch $ROOT_TOML"
-    "dependency $HASHERS_TOML"
-    "dependency $POREP_TOML"
+    "dependency-with-poseidon $HASHERS_TOML"
+    "dependency-with-poseidon $POREP_TOML"
+    "dependency-with-poseidon $UPDATE_TOML"
     "dependency-with-prover $CORE_TOML"
     "sha256 $HASHERS_SHA"
     "sha256 $POREP_LABEL"
+    "poseidon $HASHERS_POSEIDON"
+    "poseidon $POREP_HASH"
+    "poseidon $UPDATE_POSEIDON"
+    "poseidon $UPDATE_CIRCUIT"
+    "poseidon $UPDATE_GADGETS"
     "prover $CORE_PROOF"
 )
 

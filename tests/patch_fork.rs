@@ -1,8 +1,9 @@
 //! `scripts/patch-fork.sh` on the published sources of filecoin-hashers 14.1,
-//! storage-proofs-core 19.1 and storage-proofs-porep 19.1, laid out as a filecoin-proofs
-//! checkout: it refuses a checkout it does not recognise without touching it, makes exactly
-//! the recipe's edits, changes nothing when run again, and the patched crates compile
-//! against this workspace on one bellpepper-core, ours.
+//! storage-proofs-core 19.1, storage-proofs-porep 19.1 and storage-proofs-update 19.1, laid
+//! out as a filecoin-proofs checkout: it refuses a checkout it does not recognise without
+//! touching it, makes exactly the recipe's edits, changes nothing when run again, gives a
+//! dependency an earlier recipe added the features it lacks, and the patched crates compile
+//! against this workspace on one bellpepper-core, ours, and one neptune, shared with us.
 //!
 //! The sources come through cargo (downloaded on the first run, cached after); everything is
 //! built in `target/fork-kit`, apart from the workspace's own artifacts.
@@ -12,10 +13,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const CRATES: [(&str, &str); 3] = [
+const CRATES: [(&str, &str); 4] = [
     ("filecoin-hashers", "14.1.0"),
     ("storage-proofs-core", "19.1.0"),
     ("storage-proofs-porep", "19.1.0"),
+    ("storage-proofs-update", "19.1.0"),
 ];
 
 fn repository() -> PathBuf {
@@ -187,6 +189,16 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
     succeeded("patch-fork.sh", patch_fork(&checkout));
     let after = snapshot(&checkout);
     let repo = repository().display().to_string();
+    let poseidon_dependency =
+        format!("\n[dependencies.synthpool]\npath = \"{repo}\"\nfeatures = [\"neptune-11\"]\n");
+    // neptune's Poseidon gadget, imported alone, swapped for ours.
+    let swapped = |files: &BTreeMap<PathBuf, Vec<u8>>, path: &str| {
+        replaced(
+            &text(files, path),
+            "use neptune::circuit::poseidon_hash;\n",
+            "use synthpool::poseidon::poseidon_hash;\n",
+        )
+    };
     let expected: BTreeMap<&str, String> = [
         (
             "Cargo.toml",
@@ -202,13 +214,39 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
         ),
         (
             "filecoin-hashers/Cargo.toml",
-            text(&before, "filecoin-hashers/Cargo.toml")
-                + &format!("\n[dependencies.synthpool]\npath = \"{repo}\"\n"),
+            text(&before, "filecoin-hashers/Cargo.toml") + &poseidon_dependency,
         ),
         (
             "storage-proofs-porep/Cargo.toml",
-            text(&before, "storage-proofs-porep/Cargo.toml")
-                + &format!("\n[dependencies.synthpool]\npath = \"{repo}\"\n"),
+            text(&before, "storage-proofs-porep/Cargo.toml") + &poseidon_dependency,
+        ),
+        (
+            "storage-proofs-update/Cargo.toml",
+            text(&before, "storage-proofs-update/Cargo.toml") + &poseidon_dependency,
+        ),
+        (
+            "filecoin-hashers/src/poseidon.rs",
+            replaced(
+                &text(&before, "filecoin-hashers/src/poseidon.rs"),
+                "use neptune::{circuit::poseidon_hash, poseidon::Poseidon};\n",
+                "use neptune::poseidon::Poseidon;\nuse synthpool::poseidon::poseidon_hash;\n",
+            ),
+        ),
+        (
+            "storage-proofs-porep/src/stacked/circuit/hash.rs",
+            swapped(&before, "storage-proofs-porep/src/stacked/circuit/hash.rs"),
+        ),
+        (
+            "storage-proofs-update/src/poseidon/circuit.rs",
+            swapped(&before, "storage-proofs-update/src/poseidon/circuit.rs"),
+        ),
+        (
+            "storage-proofs-update/src/circuit.rs",
+            swapped(&before, "storage-proofs-update/src/circuit.rs"),
+        ),
+        (
+            "storage-proofs-update/src/gadgets.rs",
+            swapped(&before, "storage-proofs-update/src/gadgets.rs"),
         ),
         (
             "storage-proofs-core/Cargo.toml",
@@ -279,9 +317,51 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
     );
     assert!(snapshot(&checkout) == after, "a second run changed files");
 
-    // The patched crates compile against this workspace, on our core alone.
-    let porep = ["-p", "storage-proofs-porep", "--no-default-features"];
+    // A checkout patched by the recipe before it swapped Poseidon: its dependencies gain
+    // the feature they lack, and keep the ones they have.
+    let hashers = checkout.join("filecoin-hashers/Cargo.toml");
+    let porep_manifest = checkout.join("storage-proofs-porep/Cargo.toml");
+    let patched_hashers = fs::read_to_string(&hashers).unwrap();
+    let patched_porep = fs::read_to_string(&porep_manifest).unwrap();
+    let feature = "features = [\"neptune-11\"]\n";
+    fs::write(&hashers, replaced(&patched_hashers, feature, "")).unwrap();
+    fs::write(
+        &porep_manifest,
+        replaced(&patched_porep, feature, "features = [\"serde\"]\n"),
+    )
+    .unwrap();
+    succeeded("patch-fork.sh, upgrading", patch_fork(&checkout));
+    assert_eq!(fs::read_to_string(&hashers).unwrap(), patched_hashers);
+    assert_eq!(
+        fs::read_to_string(&porep_manifest).unwrap(),
+        replaced(
+            &patched_porep,
+            feature,
+            "features = [\"serde\", \"neptune-11\"]\n"
+        )
+    );
+    fs::write(&porep_manifest, &patched_porep).unwrap();
+    assert!(snapshot(&checkout) == after);
+
+    // The patched crates compile against this workspace, on our core alone, with one
+    // neptune for the fork's crates and ours.
+    let porep = [
+        "-p",
+        "storage-proofs-porep",
+        "-p",
+        "storage-proofs-update",
+        "--no-default-features",
+    ];
     cargo(&checkout, &[&["check"][..], &porep].concat());
+    let neptune_users = cargo(
+        &checkout,
+        &[&["tree", "-e", "normal", "-i", "neptune"][..], &porep].concat(),
+    );
+    assert!(
+        neptune_users.starts_with("neptune v11.")
+            && neptune_users.contains(&format!("synthpool v0.1.0 ({repo})")),
+        "{neptune_users}"
+    );
     let core_users = cargo(
         &checkout,
         &[
