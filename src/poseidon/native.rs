@@ -44,13 +44,22 @@ where
         *x = x5;
     }
     dense_mix(&mut state, matrix, &mut scratch);
+    let last = schedule.rounds() - 1;
     for r in 1..schedule.rounds() {
         match schedule.round(r) {
             Round::Full { post, matrix } => {
                 for (i, x) in state.iter_mut().enumerate() {
                     *x = sbox(&mut put, *x, post.map(|keys| keys[i]));
                 }
-                dense_mix(&mut state, matrix, &mut scratch);
+                if r == last {
+                    // Only element 1, the hash, is read after the last round.
+                    state[1] = state
+                        .iter()
+                        .zip(matrix)
+                        .fold(Scalar::ZERO, |acc, (x, row)| acc + *x * row[1]);
+                } else {
+                    dense_mix(&mut state, matrix, &mut scratch);
+                }
             }
             Round::Partial { key, w_hat, v_rest } => {
                 state[0] = sbox(&mut put, state[0], Some(key));
