@@ -18,9 +18,8 @@ use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
 use synthpool::pool::PoolStats;
-use synthpool::precompiled::cache::Key;
 use synthpool::precompiled::{ProvingBuffers, Recording};
-use synthpool::{Shape, SynthesisOptions};
+use synthpool::{ProverVectors, Shape, SynthesisOptions};
 use synthpool_bench::alloc;
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::counters;
@@ -70,17 +69,17 @@ fn variants() -> Vec<Variant> {
 
 /// What the pre-compiled and drop-in variants of one workload share: the recording (of
 /// the circuit built with our gadgets), one set of buffers per rayon thread, carried
-/// between runs, and the drop-in's cache key.
+/// between runs, and the storage the drop-in variant with retention keeps between runs.
 struct Precompiled {
     recording: Recording<Fr>,
     /// The median of `reps` recordings.
     record_ms: f64,
     buffers: RefCell<Vec<ProvingBuffers<Fr>>>,
-    key: Key,
+    kept: RefCell<Vec<ProverVectors<Fr>>>,
 }
 
 impl Precompiled {
-    fn new(workload: &Workload, index: usize, reps: usize) -> Self {
+    fn new(workload: &Workload, reps: usize) -> Self {
         let mut times = Vec::new();
         let mut recorded = None;
         for _ in 0..reps.max(1) {
@@ -97,7 +96,7 @@ impl Precompiled {
             recording,
             record_ms,
             buffers: RefCell::new((0..threads).map(|_| ProvingBuffers::default()).collect()),
-            key: [index as u8; 32],
+            kept: RefCell::new(Vec::new()),
         }
     }
 }
@@ -122,7 +121,7 @@ fn run(
                     &precompiled.recording,
                     variant,
                     &mut precompiled.buffers.borrow_mut(),
-                    &precompiled.key,
+                    &mut precompiled.kept.borrow_mut(),
                 )
                 .expect("the bench circuits are satisfiable");
             None
@@ -171,7 +170,6 @@ fn precompiled_split(
 
 fn measure(
     workload: &Workload,
-    index: usize,
     variants: &[Variant],
     reps: usize,
     counters: &mut counters::Counters,
@@ -180,7 +178,7 @@ fn measure(
         .synthesize(GadgetSet::Upstream, &SynthesisOptions::default())
         .expect("the bench circuits are satisfiable")
         .0;
-    let precompiled = Precompiled::new(workload, index, reps);
+    let precompiled = Precompiled::new(workload, reps);
     // Round-robin repetitions, so drift on a noisy machine hits every variant alike.
     let mut times = vec![Vec::new(); variants.len()];
     for _ in 0..reps {
@@ -281,8 +279,7 @@ fn main() {
 
     let rows: Vec<Row> = workloads
         .iter()
-        .enumerate()
-        .flat_map(|(index, w)| measure(w, index, &variants, reps, &mut counters))
+        .flat_map(|w| measure(w, &variants, reps, &mut counters))
         .collect();
     let report = Report {
         schema: synthpool_bench::report::SCHEMA,
@@ -305,12 +302,12 @@ fn main() {
         .sample_size(10)
         .warm_up_time(std::time::Duration::from_millis(500))
         .configure_from_args();
-    for (index, workload) in workloads.iter().enumerate() {
+    for workload in &workloads {
         let shape = workload
             .synthesize(GadgetSet::Upstream, &SynthesisOptions::default())
             .expect("the bench circuits are satisfiable")
             .0;
-        let precompiled = Precompiled::new(workload, index, 1);
+        let precompiled = Precompiled::new(workload, 1);
         let mut group = criterion.benchmark_group(workload.label());
         for variant in &variants {
             group.bench_function(BenchmarkId::from_parameter(variant.name), |b| {

@@ -18,8 +18,10 @@ use crate::pool::{LcPool, PoolStats};
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::vectors::{ProverVectors, Shape};
 
-/// How a [`ProvingAssignment`] synthesizes.
+/// How a [`ProvingAssignment`] synthesizes: start from [`SynthesisOptions::default`] (the
+/// fastest measured) and change what differs with the `with_` methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SynthesisOptions {
     /// Recycle linear-combination buffers through an [`LcPool`] (else every `enforce` starts
     /// from fresh, empty combinations, as bellperson does).
@@ -41,6 +43,32 @@ impl Default for SynthesisOptions {
             kernel: EvalKernel::BitValues,
             shape: None,
             max_kept_terms: 1024,
+        }
+    }
+}
+
+impl SynthesisOptions {
+    /// With or without the LC buffer pool.
+    pub fn with_pool(self, pool: bool) -> Self {
+        SynthesisOptions { pool, ..self }
+    }
+
+    /// With this evaluation kernel.
+    pub fn with_kernel(self, kernel: EvalKernel) -> Self {
+        SynthesisOptions { kernel, ..self }
+    }
+
+    /// Reserving room for this shape up front (a, b and c with the FFT domain's capacity,
+    /// as the prover will need it), or not.
+    pub fn with_shape(self, shape: Option<Shape>) -> Self {
+        SynthesisOptions { shape, ..self }
+    }
+
+    /// Dropping pool buffers that grew beyond this many terms.
+    pub fn with_max_kept_terms(self, max_kept_terms: usize) -> Self {
+        SynthesisOptions {
+            max_kept_terms,
+            ..self
         }
     }
 }

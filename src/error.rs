@@ -12,6 +12,8 @@ use std::path::PathBuf;
 
 use bellpepper_core::SynthesisError;
 
+use crate::vectors::Shape;
+
 /// One side of a constraint `A * B = C`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
@@ -90,10 +92,19 @@ pub enum FileProblem {
     Key,
 }
 
+impl std::error::Error for FileProblem {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FileProblem::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for FileProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FileProblem::Io(e) => write!(f, "{e}"),
+            FileProblem::Io(_) => f.write_str("the operating system refused"),
             FileProblem::Truncated => f.write_str("truncated"),
             FileProblem::NotARecording => f.write_str("not a synthpool recording (bad magic)"),
             FileProblem::Version { found, supported } => write!(
@@ -201,12 +212,21 @@ impl From<Unallocated> for Error {
 }
 
 /// An error of synthesis, pre-compiled evaluation, recording files or proving.
-#[derive(Debug)]
+///
+/// Each message says its own part; a cause (the circuit's error, a batch member's error, what
+/// is wrong with a file, an operating-system error) is the error's `source()`, so chain
+/// printers show each once. [`Error::chain`] prints the whole chain in one line.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The circuit or bellperson returned an error.
-    Synthesis(SynthesisError),
+    /// The circuit or bellperson returned an error (the source).
+    #[error("synthesis failed")]
+    Synthesis(#[source] SynthesisError),
     /// A constraint names a variable that was not allocated.
+    #[error(
+        "constraint {constraint} references {kind} variable {index} in {side} but only \
+         {allocated} exist"
+    )]
     UnallocatedVariable {
         /// The constraint's position.
         constraint: usize,
@@ -220,13 +240,20 @@ pub enum Error {
         allocated: usize,
     },
     /// The circuit exceeds a limit of the recording format.
+    #[error("{0}")]
     Limit(Limit),
     /// A recording breaks an invariant of the format (a bug if it was just recorded).
+    #[error("invalid recording: {0}")]
     InvalidRecording(String),
     /// A sub-recording with inputs was extended into a recording without the constant-one
     /// input its input 0 stands for.
+    #[error("a sub-circuit with inputs extends a system without the constant-one input")]
     ExtendWithoutOne,
     /// A witness (or assignment) of another structure than the recording it meets.
+    #[error(
+        "the witness has {found} {what}, the recorded circuit {recorded}: it is not the \
+         recorded circuit"
+    )]
     StructureMismatch {
         /// What differs: "inputs", "aux variables", "constraints".
         what: &'static str,
@@ -237,48 +264,84 @@ pub enum Error {
     },
     /// Evaluating the recording against the witness breaks `A·w * B·w = C·w` in this row: the
     /// witness belongs to another circuit, or does not satisfy its own.
+    #[error(
+        "row {row} of the recording is not satisfied by the witness (A·w * B·w != C·w): the \
+         witness is of another circuit, or wrong"
+    )]
     Unsatisfied {
         /// The first row that fails.
         row: usize,
     },
-    /// A recording file could not be written or is not usable.
+    /// A recording file could not be written or is not usable: what is wrong is the source
+    /// (and an operating-system error, the source's).
+    #[error("{}", path.display())]
     File {
         /// The file.
         path: PathBuf,
         /// What is wrong.
+        #[source]
         problem: FileProblem,
     },
     /// Memory for a vector could not be reserved.
+    #[error("cannot reserve memory for {elements} {what}")]
     OutOfMemory {
         /// What the memory was for.
         what: &'static str,
         /// How many elements were asked for.
         elements: u64,
     },
-    /// A member of a batch failed (the lowest index, when several did).
+    /// A member of a batch failed (the lowest index, when several did): its error is the
+    /// source.
+    #[error("batch member {index}")]
     Member {
         /// The member's position in the batch.
         index: usize,
         /// Its error.
+        #[source]
         source: Box<Error>,
     },
+    /// Synthesizing a batch member panicked; the panic's message, when it had one.
+    #[error("the circuit panicked: {0}")]
+    Panicked(String),
     /// An assignment with no inputs or no constraints cannot be proven.
+    #[error("an assignment without inputs or constraints cannot be proven")]
     EmptyAssignment,
     /// The assignments of one batch have different shapes.
+    #[error(
+        "its shape {this} differs from the first member's {first}: one batch proves one circuit"
+    )]
     ShapeMismatch {
-        /// The first member's (inputs, aux, constraints).
-        first: (usize, usize, usize),
+        /// The first member's shape.
+        first: Shape,
         /// This member's.
-        this: (usize, usize, usize),
+        this: Shape,
     },
     /// The parameters were generated for another number of inputs.
+    #[error(
+        "the parameters take {parameters} inputs, the assignment has {assignment}: parameters \
+         of another circuit"
+    )]
     InputCount {
         /// Inputs the parameters' verifying key takes (the constant one included).
         parameters: usize,
         /// Inputs of the assignment.
         assignment: usize,
     },
+    /// A query of the parameters does not fit the circuit: parameters of another circuit.
+    #[error(
+        "the parameters' {query} query has {bases} bases, the circuit needs {needed}: \
+         parameters of another circuit"
+    )]
+    ParameterMismatch {
+        /// Which query: "H", "L", "A (aux)", ...
+        query: &'static str,
+        /// Bases the parameters hold for it.
+        bases: usize,
+        /// Bases the circuit needs.
+        needed: usize,
+    },
     /// `r` and `s` must have one value per assignment.
+    #[error("{assignments} assignments but {r} r and {s} s values")]
     Randomness {
         /// Assignments.
         assignments: usize,
@@ -288,89 +351,66 @@ pub enum Error {
         s: usize,
     },
     /// Vectors of one assignment disagree in length (a hand-built assignment).
+    #[error("inconsistent assignment: {0}")]
     InconsistentAssignment(&'static str),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Synthesis(e) => write!(f, "{e}"),
-            Error::UnallocatedVariable {
-                constraint,
-                side,
-                kind,
-                index,
-                allocated,
-            } => write!(
-                f,
-                "constraint {constraint} references {kind} variable {index} in {side} but only \
-                 {allocated} exist"
-            ),
-            Error::Limit(limit) => write!(f, "{limit}"),
-            Error::InvalidRecording(what) => write!(f, "invalid recording: {what}"),
-            Error::ExtendWithoutOne => f.write_str(
-                "a sub-circuit with inputs extends a system without the constant-one input",
-            ),
-            Error::StructureMismatch {
-                what,
-                recorded,
-                found,
-            } => write!(
-                f,
-                "the witness has {found} {what}, the recorded circuit {recorded}: it is not the \
-                 recorded circuit"
-            ),
-            Error::Unsatisfied { row } => write!(
-                f,
-                "row {row} of the recording is not satisfied by the witness (A·w * B·w != C·w): \
-                 the witness is of another circuit, or wrong"
-            ),
-            Error::File { path, problem } => write!(f, "{}: {problem}", path.display()),
-            Error::OutOfMemory { what, elements } => {
-                write!(f, "cannot reserve memory for {elements} {what}")
-            }
-            Error::Member { index, source } => write!(f, "batch member {index}: {source}"),
-            Error::EmptyAssignment => {
-                f.write_str("an assignment without inputs or constraints cannot be proven")
-            }
-            Error::ShapeMismatch { first, this } => write!(
-                f,
-                "(inputs, aux, constraints) {this:?} differ from the first member's {first:?}: \
-                 one batch proves one circuit"
-            ),
-            Error::InputCount {
-                parameters,
-                assignment,
-            } => write!(
-                f,
-                "the parameters take {parameters} inputs, the assignment has {assignment}: \
-                 parameters of another circuit"
-            ),
-            Error::Randomness { assignments, r, s } => {
-                write!(f, "{assignments} assignments but {r} r and {s} s values")
-            }
-            Error::InconsistentAssignment(what) => write!(f, "inconsistent assignment: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Synthesis(e) => Some(e),
-            Error::File {
-                problem: FileProblem::Io(e),
-                ..
-            } => Some(e),
-            Error::Member { source, .. } => Some(source.as_ref()),
-            _ => None,
-        }
-    }
+    /// A setting has a value it cannot take.
+    #[error("{name} = {value}: {expected}")]
+    Setting {
+        /// The setting (its environment variable).
+        name: &'static str,
+        /// The value given.
+        value: String,
+        /// What it takes.
+        expected: &'static str,
+    },
+    /// A proof made from a recording's vectors did not verify against the parameters' key:
+    /// the recording is not the parameters' circuit (it is dropped; the batch can be proven
+    /// again).
+    #[error(
+        "a proof made from the recording does not verify against the parameters; the \
+         recording is dropped"
+    )]
+    RecordingRejected,
 }
 
 impl From<SynthesisError> for Error {
     fn from(e: SynthesisError) -> Self {
         Error::Synthesis(e)
+    }
+}
+
+/// An error's whole chain in one message: each cause after a colon.
+struct Chain<'a>(&'a (dyn std::error::Error + 'static));
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(error) = cause {
+            write!(f, ": {error}")?;
+            cause = error.source();
+        }
+        Ok(())
+    }
+}
+
+/// What a `SynthesisError` carries of one of ours: the whole chain as its message, ours as
+/// its source (reachable through `io::Error::source`).
+#[derive(Debug)]
+struct Flattened {
+    message: String,
+    error: Error,
+}
+
+impl fmt::Display for Flattened {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Flattened {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
     }
 }
 
@@ -391,13 +431,18 @@ impl Error {
         }
     }
 
+    /// The whole chain in one line, each cause after a colon.
+    pub fn chain(&self) -> String {
+        Chain(self).to_string()
+    }
+
     /// The `SynthesisError` to return where one is required.
     ///
     /// The circuit's own errors come back unchanged (a batch member's too, so callers that
     /// match on the variant see what bellperson would have returned); file and memory errors
-    /// become `IoError` (the original error stays readable through `io::Error::get_ref`);
-    /// an unsatisfied row is `Unsatisfiable`; the rest, which are all shape mismatches,
-    /// `IncompatibleLengthVector` with this error's message.
+    /// become `IoError` (whose message is the whole chain and whose source is this error);
+    /// an unsatisfied row is `Unsatisfiable`; the rest, which are all mismatches,
+    /// `IncompatibleLengthVector` with the whole chain.
     pub fn into_synthesis_error(self) -> SynthesisError {
         match self {
             Error::Synthesis(e) => e,
@@ -420,9 +465,16 @@ impl Error {
             Error::Unsatisfied { .. } => return SynthesisError::Unsatisfiable,
             _ => None,
         };
+        let message = self.chain();
         match kind {
-            Some(kind) => SynthesisError::IoError(io::Error::new(kind, self)),
-            None => SynthesisError::IncompatibleLengthVector(self.to_string()),
+            Some(kind) => SynthesisError::IoError(io::Error::new(
+                kind,
+                Flattened {
+                    message,
+                    error: self,
+                },
+            )),
+            None => SynthesisError::IncompatibleLengthVector(message),
         }
     }
 
@@ -443,18 +495,48 @@ impl From<Error> for SynthesisError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::error::Error as _;
 
     #[test]
     fn circuit_errors_keep_their_variant_through_a_batch_member() {
         let e = Error::Synthesis(SynthesisError::AssignmentMissing).member(3);
+        assert_eq!(e.to_string(), "batch member 3");
         assert_eq!(
-            e.to_string(),
-            "batch member 3: an assignment for a variable could not be computed"
+            e.chain(),
+            "batch member 3: synthesis failed: an assignment for a variable could not be \
+             computed"
         );
         assert!(matches!(
             e.into_synthesis_error(),
             SynthesisError::AssignmentMissing
         ));
+    }
+
+    /// A chain printer (each error, then its sources) shows every part once.
+    #[test]
+    fn a_two_level_chain_prints_each_cause_once() {
+        let denied = io::Error::new(io::ErrorKind::PermissionDenied, "denied by test");
+        let e = Error::file("x.rec", FileProblem::Io(denied)).member(2);
+        let mut printed = vec![e.to_string()];
+        let mut cause = e.source();
+        while let Some(error) = cause {
+            printed.push(error.to_string());
+            cause = error.source();
+        }
+        assert_eq!(
+            printed,
+            [
+                "batch member 2",
+                "x.rec",
+                "the operating system refused",
+                "denied by test"
+            ]
+        );
+        let all = printed.join(": ");
+        for part in ["batch member", "x.rec", "denied by test"] {
+            assert_eq!(all.matches(part).count(), 1, "{all}");
+        }
+        assert_eq!(e.chain(), all);
     }
 
     #[test]
@@ -467,7 +549,8 @@ mod tests {
                     e.to_string(),
                     "batch member 1: x.rec: checksum mismatch: the file is damaged"
                 );
-                assert!(e.get_ref().unwrap().downcast_ref::<Error>().is_some());
+                let ours = e.source().and_then(|e| e.downcast_ref::<Error>());
+                assert!(matches!(ours, Some(Error::Member { index: 1, .. })));
             }
             other => panic!("{other:?}"),
         }

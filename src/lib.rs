@@ -11,7 +11,7 @@
 //!   constraint-identical, with a native witness.
 //! - `prover` and `groth16` (with the `bellperson-0.26` or `bellperson-0.27` feature):
 //!   proving from [`ProverVectors`], and drop-ins for bellperson's batch provers that
-//!   synthesize through cached recordings.
+//!   synthesize through recordings that earned trust, a bounded number of members at a time.
 //! - [`eval`]: the evaluation kernels of direct synthesis, selectable at run time.
 
 #![deny(unsafe_code)]

@@ -55,6 +55,16 @@ impl<Scalar> Default for ProverVectors<Scalar> {
     }
 }
 
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} inputs, {} aux variables, {} constraints",
+            self.inputs, self.aux, self.constraints
+        )
+    }
+}
+
 impl<Scalar> ProverVectors<Scalar> {
     /// The shape these vectors describe.
     pub fn shape(&self) -> Shape {
@@ -65,12 +75,14 @@ impl<Scalar> ProverVectors<Scalar> {
         }
     }
 
-    /// Reserves room for `shape` beyond what is held; an error, not an abort, when the
-    /// memory cannot be had.
+    /// Reserves room for `shape` beyond what is held, a, b and c up to the FFT domain the
+    /// prover will grow them to (the next power of two), so proving never reallocates them;
+    /// an error, not an abort, when the memory cannot be had.
     pub fn try_reserve(&mut self, shape: Shape) -> Result<(), Error> {
         let rows = [&mut self.a, &mut self.b, &mut self.c];
         for vector in rows {
-            reserve(vector, shape.constraints, "constraint values")?;
+            let domain = (vector.len() + shape.constraints).next_power_of_two();
+            reserve(vector, domain - vector.len(), "constraint values")?;
         }
         reserve(&mut self.input_assignment, shape.inputs, "input values")?;
         reserve(&mut self.aux_assignment, shape.aux, "aux values")?;

@@ -16,18 +16,15 @@ fn variants() -> Vec<SynthesisOptions> {
     let mut out = Vec::new();
     for pool in [false, true] {
         for kernel in EvalKernel::ALL {
-            out.push(SynthesisOptions {
-                pool,
-                kernel,
-                ..SynthesisOptions::default()
-            });
+            out.push(
+                SynthesisOptions::default()
+                    .with_pool(pool)
+                    .with_kernel(kernel),
+            );
         }
     }
     // A tiny bound so the oversized-buffer path runs too.
-    out.push(SynthesisOptions {
-        max_kept_terms: 2,
-        ..SynthesisOptions::default()
-    });
+    out.push(SynthesisOptions::default().with_max_kept_terms(2));
     out
 }
 
@@ -37,13 +34,10 @@ fn check<C: Circuit<Fr> + Clone>(circuit: C, what: &str) {
         let ours = synthesize_with(circuit.clone(), &options).unwrap();
         assert_same(&ours, &expected, &format!("{what} with {options:?}"));
         // Pre-sized from the first run: same result.
-        let sized = SynthesisOptions {
-            shape: Some(ours.shape()),
-            ..options
-        };
+        let sized = options.with_shape(Some(ours.shape()));
         let again = synthesize_with(circuit.clone(), &sized).unwrap();
         assert_same(&again, &expected, &format!("{what} pre-sized"));
-        assert!(again.a.capacity() >= ours.a.len());
+        assert!(again.a.capacity() >= ours.a.len().next_power_of_two());
     }
 }
 

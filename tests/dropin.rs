@@ -1,22 +1,26 @@
 //! The drop-in batch provers against bellperson's own, for 0.27 and 0.26: byte-identical
 //! proofs for the same randomness, cold (recording) and warm (reusing), with in-memory and
-//! mapped parameters; the persistent cache saves, loads, and refuses damaged or foreign
-//! files; a member of another structure is an error naming it; a circuit that cannot be
-//! recorded is synthesized directly; concurrent callers share one recording.
+//! mapped parameters, at every number of members in flight; the persistent cache saves,
+//! loads, and refuses damaged or foreign files; recordings earn trust by a verified proof
+//! and a bad caller or a bad file never poisons the process; parameters of another circuit
+//! are an error; a member that fails or panics fails the batch with its index.
 //!
 //! The cache is process-wide, so everything runs in one test, in order.
 
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
 
+use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError, Variable};
+use bellperson_027::groth16::{self, ParameterSource, Parameters, VerifyingKey};
 use blstrs::{Bls12, Scalar as Fr};
 use common::{num_circuits as num, NumCircuit};
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-use synthpool::precompiled::cache::{self, CacheStats};
+use synthpool::groth16::{self as dropin, v0_27 as ours, CacheStats};
 use synthpool::precompiled::Recording;
 
 type Proofs = Vec<Vec<u8>>;
@@ -33,12 +37,12 @@ fn serialized<P>(proofs: &[P], write: impl Fn(&P, &mut Vec<u8>) -> std::io::Resu
         .collect()
 }
 
-fn bytes_027(proofs: &[bellperson_027::groth16::Proof<Bls12>]) -> Proofs {
+fn bytes_027(proofs: &[groth16::Proof<Bls12>]) -> Proofs {
     serialized(proofs, |p, out| p.write(out))
 }
 
 fn stats() -> CacheStats {
-    cache::stats::<Fr>()
+    dropin::stats::<Fr>()
 }
 
 /// Asserts that `counter` of the stats grew by `by` since `before`.
@@ -52,6 +56,58 @@ macro_rules! grew {
             stats()
         )
     };
+}
+
+/// `y = factor · x`, `y` public: circuits of one structure whose coefficient differs.
+#[derive(Clone)]
+struct Linear {
+    x: Option<u64>,
+    factor: u64,
+}
+
+impl Circuit<Fr> for Linear {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let factor = Fr::from(self.factor);
+        let x = AllocatedNum::alloc(cs.namespace(|| "x"), || {
+            self.x
+                .map(Fr::from)
+                .ok_or(SynthesisError::AssignmentMissing)
+        })?;
+        let y = AllocatedNum::alloc(cs.namespace(|| "y"), || {
+            x.get_value()
+                .map(|x| x * factor)
+                .ok_or(SynthesisError::AssignmentMissing)
+        })?;
+        cs.enforce(
+            || "y = factor x",
+            |lc| lc + (factor, x.get_variable()),
+            |lc| lc + CS::one(),
+            |lc| lc + y.get_variable(),
+        );
+        y.inputize(cs.namespace(|| "y"))
+    }
+}
+
+fn linear(xs: &[u64], factor: u64) -> Vec<Linear> {
+    xs.iter().map(|&x| Linear { x: Some(x), factor }).collect()
+}
+
+/// A member that fails its synthesis, or panics in it, for batches of [`NumCircuit`]s.
+#[derive(Clone)]
+enum Member {
+    Good(NumCircuit),
+    Fails,
+    Panics,
+}
+
+impl Circuit<Fr> for Member {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        match self {
+            Member::Good(circuit) => circuit.synthesize(cs),
+            Member::Fails => Err(SynthesisError::AssignmentMissing),
+            Member::Panics => panic!("a member panicked on purpose"),
+        }
+    }
 }
 
 /// `2 * width` aux values and `width` rows whose coefficients are all distinct: more than
@@ -91,6 +147,54 @@ impl Circuit<Fr> for ManyCoefficients {
     }
 }
 
+/// Parameters whose H query is handed out only once the gate opens: a batch proven with
+/// them holds its structure on probation for as long as the test wants.
+struct Gated<'a> {
+    params: &'a Parameters<Bls12>,
+    gate: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl ParameterSource<Bls12> for Gated<'_> {
+    type G1Builder = <&'static Parameters<Bls12> as ParameterSource<Bls12>>::G1Builder;
+    type G2Builder = <&'static Parameters<Bls12> as ParameterSource<Bls12>>::G2Builder;
+
+    fn get_vk(&self, ic: usize) -> Result<&VerifyingKey<Bls12>, SynthesisError> {
+        self.params.get_vk(ic)
+    }
+    fn get_h(&self, n: usize) -> Result<Self::G1Builder, SynthesisError> {
+        let (open, changed) = &*self.gate;
+        let mut open = open.lock().unwrap();
+        while !*open {
+            open = changed.wait(open).unwrap();
+        }
+        self.params.get_h(n)
+    }
+    fn get_l(&self, n: usize) -> Result<Self::G1Builder, SynthesisError> {
+        self.params.get_l(n)
+    }
+    fn get_a(
+        &self,
+        i: usize,
+        a: usize,
+    ) -> Result<(Self::G1Builder, Self::G1Builder), SynthesisError> {
+        self.params.get_a(i, a)
+    }
+    fn get_b_g1(
+        &self,
+        i: usize,
+        a: usize,
+    ) -> Result<(Self::G1Builder, Self::G1Builder), SynthesisError> {
+        self.params.get_b_g1(i, a)
+    }
+    fn get_b_g2(
+        &self,
+        i: usize,
+        a: usize,
+    ) -> Result<(Self::G2Builder, Self::G2Builder), SynthesisError> {
+        self.params.get_b_g2(i, a)
+    }
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("synthpool-dropin-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -108,12 +212,22 @@ fn cache_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-#[test]
-fn drop_in_batch_provers_match_bellperson_with_every_cache_state() {
-    use bellperson_027::groth16;
-    use synthpool::groth16::v0_27 as ours;
+/// Whether every proof verifies for its member's public input.
+fn all_verify(
+    params: &Parameters<Bls12>,
+    proofs: &[groth16::Proof<Bls12>],
+    publics: &[Fr],
+) -> bool {
+    let pvk = groth16::prepare_verifying_key(&params.vk);
+    proofs
+        .iter()
+        .zip(publics)
+        .all(|(proof, public)| groth16::verify_proof(&pvk, proof, &[*public]).unwrap_or(false))
+}
 
-    cache::set_cache_dir(None);
+#[test]
+fn drop_in_batch_provers_match_bellperson_and_earn_trust() {
+    dropin::set_cache_dir(None);
     let mut rng = XorShiftRng::seed_from_u64(27);
     let params = groth16::generate_random_parameters::<Bls12, _, _>(
         NumCircuit { x: None, rounds: 2 },
@@ -125,17 +239,29 @@ fn drop_in_batch_provers_match_bellperson_with_every_cache_state() {
     let expected = bytes_027(
         &groth16::create_proof_batch(num(&xs, 2), &params, r.clone(), s.clone()).unwrap(),
     );
-    let prove = |params| {
+    let prove = |params: &Parameters<Bls12>| {
         bytes_027(&ours::create_proof_batch(num(&xs, 2), params, r.clone(), s.clone()).unwrap())
     };
 
-    // Cold, then warm.
+    // Cold (recorded, trusted after its first proof verifies), then warm.
     let before = stats();
     assert_eq!(prove(&params), expected, "cold");
     grew!(before, recorded, 1);
+    grew!(before, trusted, 1);
     assert_eq!(prove(&params), expected, "warm");
     grew!(before, recorded, 1);
     grew!(before, evaluated_batches, 1);
+
+    // Every number of members in flight gives the same proofs; none is refused.
+    for members in [1, 2, 3, 8] {
+        dropin::set_in_flight(members).unwrap();
+        assert_eq!(prove(&params), expected, "{members} in flight");
+    }
+    assert!(
+        dropin::set_in_flight(0).is_err(),
+        "0 in flight proves nothing"
+    );
+    dropin::set_in_flight(dropin::DEFAULT_IN_FLIGHT).unwrap();
 
     // Random and prioritized variants draw as bellperson does.
     let theirs = groth16::create_random_proof_batch(
@@ -182,52 +308,47 @@ fn drop_in_batch_provers_match_bellperson_with_every_cache_state() {
         "mapped parameters"
     );
 
-    // A member of another structure is an error naming it, not a proof.
+    // A member of another structure is an error naming it, not a proof; the trusted
+    // recording it did not fit is dropped (it cannot tell a wrong caller from a wrong
+    // recording), and the next batch records again.
     let mut mixed = num(&xs, 2);
     mixed[1].rounds = 3;
+    let before = stats();
     let err = ours::create_proof_batch(mixed, &params, r.clone(), s.clone()).expect_err("refused");
     assert!(err.to_string().contains("batch member 1"), "{err}");
-
-    // The persistent cache: saved after the first verified proof, loaded by a process that
-    // has nothing in memory, damaged or foreign files refused and replaced.
-    let cache_dir = scratch("cache");
-    cache::set_cache_dir(Some(cache_dir.clone()));
-    cache::clear::<Fr>();
-    let before = stats();
-    assert_eq!(prove(&params), expected, "recorded for the disk");
-    grew!(before, recorded, 1);
-    grew!(before, saved, 1);
-    let files = cache_files(&cache_dir);
-    assert_eq!(files.len(), 1, "{files:?}");
-    cache::clear::<Fr>();
-    assert_eq!(prove(&params), expected, "loaded from disk");
-    grew!(before, loaded, 1);
+    grew!(before, rejected, 1);
+    assert_eq!(
+        prove(&params),
+        expected,
+        "after a member of another structure"
+    );
     grew!(before, recorded, 1);
 
-    let mut damaged = std::fs::read(&files[0]).unwrap();
-    let middle = damaged.len() / 2;
-    damaged[middle] ^= 0x40;
-    std::fs::write(&files[0], &damaged).unwrap();
-    cache::clear::<Fr>();
-    assert_eq!(prove(&params), expected, "damaged file");
-    grew!(before, refused_files, 1);
-    grew!(before, recorded, 2);
-    grew!(before, saved, 2);
+    // Parameters made for a bigger circuit with the same input count: an error naming the
+    // query, before any multi-exponentiation (bellperson returns a proof that does not
+    // verify).
+    let bigger = groth16::generate_random_parameters::<Bls12, _, _>(
+        NumCircuit { x: None, rounds: 5 },
+        &mut rng,
+    )
+    .unwrap();
+    let err = ours::create_proof_batch(num(&xs, 2), &bigger, r.clone(), s.clone())
+        .expect_err("parameters of another circuit");
+    assert!(err.to_string().contains("query"), "{err}");
+    let vectors = synthpool::synthesize(num(&xs, 2).remove(0)).unwrap();
+    let err = synthpool::prover::v0_27::prove(&bigger, vec![vectors], &r[..1], &s[..1])
+        .expect_err("parameters of another circuit");
     assert!(
-        Recording::<Fr>::load(&files[0]).is_ok(),
-        "replaced by a good file"
+        matches!(err, synthpool::Error::ParameterMismatch { .. }),
+        "{err}"
     );
 
-    let foreign = Recording::<Fr>::record(NumCircuit { x: None, rounds: 2 }).unwrap();
-    foreign.save_keyed(&files[0], &[9; 32]).unwrap();
-    cache::clear::<Fr>();
-    assert_eq!(prove(&params), expected, "file of another key");
-    grew!(before, refused_files, 2);
-    grew!(before, recorded, 3);
-    cache::set_cache_dir(None);
+    persistent_cache(&params, &expected, &prove);
+    wrong_circuits_never_poison_the_process();
+    failing_members(&params, &r, &s);
 
     // Concurrent callers of one structure: one recording between them.
-    cache::clear::<Fr>();
+    dropin::clear::<Fr>();
     let before = stats();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..3).map(|_| scope.spawn(|| prove(&params))).collect();
@@ -259,9 +380,211 @@ fn drop_in_batch_provers_match_bellperson_with_every_cache_state() {
     grew!(before, direct_batches, 1);
 
     std::fs::remove_dir_all(dir).unwrap();
+    bellperson_0_26_drop_in_matches_too();
+}
+
+/// The persistent cache: written once a recording is trusted, loaded by a process that has
+/// nothing in memory (and trusted once its own proof verifies), damaged or foreign files
+/// refused and replaced.
+fn persistent_cache(
+    params: &Parameters<Bls12>,
+    expected: &Proofs,
+    prove: &dyn Fn(&Parameters<Bls12>) -> Proofs,
+) {
+    let cache_dir = scratch("cache");
+    dropin::set_cache_dir(Some(cache_dir.clone()));
+    dropin::clear::<Fr>();
+    let before = stats();
+    assert_eq!(prove(params), *expected, "recorded for the disk");
+    grew!(before, recorded, 1);
+    grew!(before, saved, 1);
+    let files = cache_files(&cache_dir);
+    assert_eq!(files.len(), 1, "{files:?}");
+    dropin::clear::<Fr>();
+    assert_eq!(prove(params), *expected, "loaded from disk");
+    grew!(before, loaded, 1);
+    grew!(before, recorded, 1);
+    grew!(before, trusted, 2);
+
+    let mut damaged = std::fs::read(&files[0]).unwrap();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x40;
+    std::fs::write(&files[0], &damaged).unwrap();
+    dropin::clear::<Fr>();
+    assert_eq!(prove(params), *expected, "damaged file");
+    grew!(before, refused_files, 1);
+    grew!(before, recorded, 2);
+    grew!(before, saved, 2);
+    assert!(
+        Recording::<Fr>::load(&files[0]).is_ok(),
+        "replaced by a good file"
+    );
+
+    let foreign = Recording::<Fr>::record(NumCircuit { x: None, rounds: 2 }).unwrap();
+    foreign.save_keyed(&files[0], &[9; 32]).unwrap();
+    dropin::clear::<Fr>();
+    assert_eq!(prove(params), *expected, "file of another key");
+    grew!(before, refused_files, 2);
+    grew!(before, recorded, 3);
+    dropin::set_cache_dir(None);
+    std::fs::remove_dir_all(cache_dir).unwrap();
+}
+
+/// A circuit that is not the parameters' one (y = 5x proven with the parameters of
+/// y = 3x): as a file sealed under the right key, as a batch recording its structure while
+/// a valid batch waits, and as a batch that fails before its verdict. Each costs its own
+/// batch only.
+fn wrong_circuits_never_poison_the_process() {
+    let mut rng = XorShiftRng::seed_from_u64(18);
+    let three =
+        groth16::generate_random_parameters::<Bls12, _, _>(Linear { x: None, factor: 3 }, &mut rng)
+            .unwrap();
+    let xs = [2u64, 9];
+    let (r, s) = synthpool::prover::v0_27::random_rs::<Fr>(2, &mut rng);
+    let bellperson = |circuits: Vec<Linear>| {
+        bytes_027(&groth16::create_proof_batch(circuits, &three, r.clone(), s.clone()).unwrap())
+    };
+    let valid = bellperson(linear(&xs, 3));
+    let publics: Vec<Fr> = xs.iter().map(|&x| Fr::from(3 * x)).collect();
+
+    // A file with the right key and a valid checksum, recorded from y = 5x: its first
+    // proof does not hold, so that batch fails naming member 0 and the file is removed;
+    // the next batch records anew, proves, and writes a good file.
+    let cache_dir = scratch("sealed");
+    dropin::set_cache_dir(Some(cache_dir.clone()));
+    dropin::clear::<Fr>();
+    ours::create_proof_batch(linear(&xs, 3), &three, r.clone(), s.clone()).unwrap();
+    let files = cache_files(&cache_dir);
+    assert_eq!(files.len(), 1);
+    let key_bytes: [u8; 32] = {
+        let name = files[0].file_stem().unwrap().to_str().unwrap();
+        let hex = name.split_once('-').unwrap().1;
+        std::array::from_fn(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+    };
+    let wrong = Recording::<Fr>::record(Linear { x: None, factor: 5 }).unwrap();
+    wrong.save_keyed(&files[0], &key_bytes).unwrap();
+    dropin::clear::<Fr>();
+    let before = stats();
+    // Its rows do not hold for the circuit's witness: bellperson's word for that.
+    let err = ours::create_proof_batch(linear(&xs, 3), &three, r.clone(), s.clone())
+        .expect_err("the sealed file's first member");
+    assert!(matches!(err, SynthesisError::Unsatisfiable), "{err}");
+    grew!(before, loaded, 1);
+    grew!(before, rejected, 1);
+    assert!(!files[0].exists(), "the failed file is removed");
+    let mine = ours::create_proof_batch(linear(&xs, 3), &three, r.clone(), s.clone()).unwrap();
+    assert_eq!(bytes_027(&mine), valid, "after the sealed file");
+    assert!(all_verify(&three, &mine, &publics));
+    assert!(cache_files(&cache_dir).len() == 1, "a fresh file");
+    dropin::set_cache_dir(None);
     std::fs::remove_dir_all(cache_dir).unwrap();
 
-    bellperson_0_26_drop_in_matches_too();
+    // A batch of y = 5x records the structure; a valid batch from another thread waits for
+    // its verdict instead of using it. The wrong recording's proof does not verify, so it
+    // is dropped; the wrong batch gets bellperson's own (invalid) proofs, the valid one
+    // records anew and gets valid ones.
+    dropin::clear::<Fr>();
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let gated = Gated {
+        params: &three,
+        gate: Arc::clone(&gate),
+    };
+    let before = stats();
+    let (r5, s5) = (r.clone(), s.clone());
+    std::thread::scope(|scope| {
+        let wrong = scope.spawn(move || ours::create_proof_batch(linear(&xs, 5), gated, r5, s5));
+        // The wrong batch holds the structure (recorded, its proof waiting at the gate).
+        while stats().recorded == before.recorded {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let right =
+            scope.spawn(|| ours::create_proof_batch(linear(&xs, 3), &three, r.clone(), s.clone()));
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(
+            !right.is_finished(),
+            "the valid batch waits for the verdict"
+        );
+        *gate.0.lock().unwrap() = true;
+        gate.1.notify_all();
+        let wrong = wrong.join().unwrap().unwrap();
+        assert_eq!(
+            bytes_027(&wrong),
+            bellperson(linear(&xs, 5)),
+            "bellperson's proofs"
+        );
+        let right = right.join().unwrap().unwrap();
+        assert_eq!(bytes_027(&right), valid, "the waiting valid batch");
+        assert!(all_verify(&three, &right, &publics));
+    });
+    grew!(before, rejected, 1);
+    grew!(before, recorded, 2);
+    grew!(before, trusted, 1);
+
+    // A batch whose first member is of another structure fails before its verdict: its
+    // recording is dropped, and the next valid batch records anew.
+    dropin::clear::<Fr>();
+    let before = stats();
+    let two = groth16::generate_random_parameters::<Bls12, _, _>(
+        NumCircuit { x: None, rounds: 2 },
+        &mut rng,
+    )
+    .unwrap();
+    let mut wrong_first = num(&[4, 5], 2);
+    wrong_first[0].rounds = 3;
+    let err = ours::create_proof_batch(wrong_first, &two, r.clone(), s.clone())
+        .expect_err("member 0 is of another structure");
+    assert!(err.to_string().contains("query"), "{err}");
+    grew!(before, rejected, 1);
+    let theirs = groth16::create_proof_batch(num(&[4, 5], 2), &two, r.clone(), s.clone()).unwrap();
+    let mine = ours::create_proof_batch(num(&[4, 5], 2), &two, r.clone(), s.clone()).unwrap();
+    assert_eq!(bytes_027(&mine), bytes_027(&theirs), "after a failed batch");
+    grew!(before, trusted, 1);
+}
+
+/// A member that fails or panics fails the batch with its index; nothing stays held (the
+/// next batch of the structure proves normally, at once).
+fn failing_members(params: &Parameters<Bls12>, r: &[Fr], s: &[Fr]) {
+    let good = |x: u64| {
+        Member::Good(NumCircuit {
+            x: Some(Fr::from(x)),
+            rounds: 2,
+        })
+    };
+    for members in [1, 2, 3] {
+        dropin::set_in_flight(members).unwrap();
+        for bad in [Member::Fails, Member::Panics] {
+            let batch = vec![good(3), good(4), bad.clone()];
+            let err = ours::create_proof_batch(batch, params, r.to_vec(), s.to_vec())
+                .expect_err("a failing member");
+            // The circuit's own error comes back as bellperson returns it (the member is
+            // in the log); a panic is ours, naming the member.
+            match bad {
+                Member::Fails => assert!(matches!(err, SynthesisError::AssignmentMissing), "{err}"),
+                _ => {
+                    let message = err.to_string();
+                    assert!(message.contains("batch member 2"), "{message}");
+                    assert!(message.contains("panicked on purpose"), "{message}");
+                }
+            }
+            // From a cold cache too: the member that fails is the first.
+            dropin::clear::<Fr>();
+            let first = ours::create_proof_batch(
+                vec![bad, good(3), good(4)],
+                params,
+                r.to_vec(),
+                s.to_vec(),
+            );
+            assert!(first.is_err(), "a failing first member");
+            let fine = ours::create_proof_batch(
+                vec![good(3), good(1 << 40), good(7)],
+                params,
+                r.to_vec(),
+                s.to_vec(),
+            );
+            assert!(fine.is_ok(), "after a failed batch: {:?}", fine.err());
+        }
+    }
+    dropin::set_in_flight(dropin::DEFAULT_IN_FLIGHT).unwrap();
 }
 
 /// bellperson 0.26's drop-in, cold and warm.

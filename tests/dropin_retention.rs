@@ -1,7 +1,7 @@
 //! Buffer retention in the drop-in batch prover: with it on, each batch synthesizes into the
-//! vectors the previous batch of its structure handed back, and the proofs stay
-//! bellperson's, byte for byte; another structure's vectors replace them; forgetting a
-//! structure drops its recording and vectors; switched off, none are kept.
+//! storage the previous batch of its structure kept (at most as many members' as are in
+//! flight), and the proofs stay bellperson's, byte for byte; another structure's storage
+//! replaces it; clearing the cache drops it; switched off, none is kept.
 //!
 //! Retention and the cache are process-wide, so this is its own test binary, one test.
 
@@ -11,18 +11,17 @@ use blstrs::{Bls12, Scalar as Fr};
 use common::{num_circuits as num, NumCircuit};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-use synthpool::groth16::{set_retain_buffers, v0_27 as ours};
-use synthpool::precompiled::cache;
+use synthpool::groth16::{self as dropin, set_in_flight, set_retain_buffers, v0_27 as ours};
 
 fn reused() -> u64 {
-    cache::stats::<Fr>().reused_buffers
+    dropin::stats::<Fr>().reused_buffers
 }
 
 #[test]
 fn retained_buffers_serve_the_next_batch_of_their_structure_with_the_same_proofs() {
     use bellperson_027::groth16;
 
-    cache::set_cache_dir(None);
+    dropin::set_cache_dir(None);
     let mut rng = XorShiftRng::seed_from_u64(29);
     let params_for = |rounds, rng: &mut XorShiftRng| {
         groth16::generate_random_parameters::<Bls12, _, _>(NumCircuit { x: None, rounds }, rng)
@@ -50,50 +49,53 @@ fn retained_buffers_serve_the_next_batch_of_their_structure_with_the_same_proofs
     };
 
     set_retain_buffers(true);
-    // Cold: the first member is synthesized directly, the others evaluated; all three
-    // members' vectors come back.
+    // One member in flight: each member is synthesized into the storage the one before it
+    // was proven with, so a batch uses one set and keeps it for the next.
+    set_in_flight(1).unwrap();
     assert_eq!(prove(2, &two), expected_two, "cold");
     let before = reused();
-    assert_eq!(
-        prove(2, &two),
-        expected_two,
-        "warm, into handed-back vectors"
-    );
-    assert_eq!(reused() - before, 3);
+    assert_eq!(prove(2, &two), expected_two, "warm, into the kept storage");
+    assert_eq!(reused() - before, 1);
     assert_eq!(prove(2, &two), expected_two, "again");
-    assert_eq!(reused() - before, 6);
+    assert_eq!(reused() - before, 2);
 
-    // Another structure's vectors replace the kept ones; neither gets the other's.
+    // Three in flight: the next batch starts from at most three kept sets.
+    set_in_flight(3).unwrap();
+    for _ in 0..3 {
+        let before = reused();
+        assert_eq!(prove(2, &two), expected_two, "three in flight");
+        assert!(
+            (1..=3).contains(&(reused() - before)),
+            "{}",
+            reused() - before
+        );
+    }
+    set_in_flight(1).unwrap();
+    assert_eq!(prove(2, &two), expected_two);
+    let before = reused();
+    assert_eq!(prove(2, &two), expected_two);
+    assert_eq!(reused() - before, 1, "one set kept at one in flight");
+
+    // Another structure's storage replaces the kept one; neither gets the other's.
     assert_eq!(prove(3, &three), expected_three, "another structure, cold");
     let before = reused();
     assert_eq!(prove(2, &two), expected_two, "after the other structure");
     assert_eq!(reused() - before, 0);
     assert_eq!(prove(2, &two), expected_two);
-    assert_eq!(reused() - before, 3);
+    assert_eq!(reused() - before, 1);
 
-    // Forgetting a structure drops its recording and the vectors kept for it.
-    let key = [7u8; synthpool::precompiled::KEY_LEN];
-    let batch = || cache::synthesize_cached::<Fr, _>(num(&xs, 2), &|_| Some(key)).unwrap();
-    let stats = cache::stats::<Fr>;
-    let before = stats();
-    cache::give_back(&key, batch().vectors);
-    assert_eq!(stats().recorded - before.recorded, 1);
-    cache::give_back(&key, batch().vectors);
-    assert_eq!(stats().reused_buffers - before.reused_buffers, 3);
-    cache::forget::<Fr>(&key);
-    let vectors = batch().vectors;
-    assert_eq!(stats().recorded - before.recorded, 2, "recorded again");
+    // Clearing drops the recordings and the kept storage.
+    dropin::clear::<Fr>();
+    let before = dropin::stats::<Fr>();
+    assert_eq!(prove(2, &two), expected_two, "after clearing");
     assert_eq!(
-        stats().reused_buffers - before.reused_buffers,
-        3,
-        "nothing kept"
+        dropin::stats::<Fr>().recorded - before.recorded,
+        1,
+        "recorded again"
     );
-    assert_eq!(
-        vectors[1],
-        synthpool::synthesize(num(&xs, 2).remove(1)).unwrap()
-    );
+    assert_eq!(reused() - before.reused_buffers, 0, "nothing kept");
 
-    // Switched off: the kept vectors are freed and none are kept after a batch.
+    // Switched off: the kept storage is freed and none is kept after a batch.
     set_retain_buffers(false);
     let before = reused();
     assert_eq!(prove(2, &two), expected_two, "retention off");

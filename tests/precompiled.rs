@@ -633,10 +633,7 @@ fn reserving_an_absurd_shape_is_an_error() {
         aux: usize::MAX / 8,
         constraints: usize::MAX / 8,
     };
-    let options = synthpool::SynthesisOptions {
-        shape: Some(shape),
-        ..Default::default()
-    };
+    let options = synthpool::SynthesisOptions::default().with_shape(Some(shape));
     let err = synthpool::ProvingAssignment::<Fr>::with_options(&options)
         .err()
         .expect("refused");

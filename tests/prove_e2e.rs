@@ -60,11 +60,9 @@ macro_rules! end_to_end {
                 .unwrap();
         for kernel in EvalKernel::ALL {
             for pool in [false, true] {
-                let options = SynthesisOptions {
-                    pool,
-                    kernel,
-                    ..SynthesisOptions::default()
-                };
+                let options = SynthesisOptions::default()
+                    .with_pool(pool)
+                    .with_kernel(kernel);
                 let assignments = synthesize_batch_with(circuits(&[3, 1 << 40]), &options).unwrap();
                 let publics: Vec<Vec<Fr>> = assignments
                     .iter()

@@ -154,9 +154,9 @@ fn native_witness_equals_proving_assignment_vectors() {
 
 #[test]
 fn a_missing_value_fails_as_on_the_constraint_path() {
-    // A bit whose value is unknown: allocated in a recorder, which runs no value closure.
-    let mut recorder = synthpool::precompiled::Recorder::<Fr>::new();
-    let unknown = Boolean::from(AllocatedBit::alloc(&mut recorder, None).unwrap());
+    // A bit whose value is unknown: allocated in a system that runs no value closure.
+    let mut shape_only = common::ShapeRecorder::new(false);
+    let unknown = Boolean::from(AllocatedBit::alloc(&mut shape_only, None).unwrap());
     let mut native = Witness::<Fr>::default();
     let mut reference = ValuesOnly::default();
     let mut ours = message_bits(&mut native, &message(32), Bits::Allocated, true).unwrap();

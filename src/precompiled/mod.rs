@@ -22,7 +22,6 @@
 //! # Ok(()) }
 //! ```
 
-pub mod cache;
 mod claims;
 mod coefficients;
 mod file;
@@ -39,9 +38,10 @@ use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
 pub use self::file::{FORMAT_VERSION, KEY_LEN};
-pub use self::matrix::Matrix;
-pub use self::record::{Companion, Recorder, StructureOnly};
 pub use self::witness::Witness;
+
+use self::matrix::Matrix;
+use self::record::{Companion, Recorder, StructureOnly};
 
 use self::claims::Claims;
 use self::coefficients::CoefficientTable;
@@ -356,13 +356,14 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let rows = self.matrices[0].rows();
         // Ask for the memory here, where running out is an error, not an abort. Vectors at
         // least as long (recycled, or a prover's padded domains handed back) are cut to
-        // length and overwritten in place: every row is written again.
+        // length and overwritten in place: every row is written again. Fresh ones get the
+        // FFT domain's capacity, which the prover grows them to without reallocating.
         for vector in [&mut target.a, &mut target.b, &mut target.c] {
             if vector.len() >= rows {
                 vector.truncate(rows);
             } else {
                 vector.clear();
-                reserve(vector, rows, "constraint values")?;
+                reserve(vector, rows.next_power_of_two(), "constraint values")?;
             }
         }
         let values = [&witness.inputs[..], &witness.aux[..]];

@@ -11,9 +11,8 @@ use blstrs::Scalar as Fr;
 use ff::PrimeField;
 use rayon::prelude::*;
 use synthpool::pool::PoolStats;
-use synthpool::precompiled::cache::{self, Key};
 use synthpool::precompiled::{ProvingBuffers, Recording, Witness};
-use synthpool::{Error, EvalKernel, ProvingAssignment, Shape, SynthesisOptions};
+use synthpool::{Error, EvalKernel, ProverVectors, ProvingAssignment, Shape, SynthesisOptions};
 
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
 use crate::porep::{Partition, PartitionParts, SectorShape};
@@ -55,12 +54,14 @@ pub enum Path {
         /// Whether the buffers of the previous proof are reused.
         recycled: bool,
     },
-    /// The drop-in batch prover's synthesis phase (the recording cache) on two circuits.
+    /// What the drop-in batch prover synthesizes for a batch of two members, one after
+    /// the other, as its synthesis thread does (their proving is bellperson's work).
     DropIn {
-        /// Whether the recording is cached already (else every run records anew).
+        /// Whether the structure's recording is trusted already (else the first member is
+        /// recorded while synthesized directly, and the recording checked against it).
         warm: bool,
-        /// Whether the batch's vectors are handed back for the next batch, as the drop-in
-        /// does after proving when buffer retention is on.
+        /// Whether the members are evaluated into storage the previous batch kept (buffer
+        /// retention), else into fresh vectors with the FFT domain's capacity.
         retained: bool,
     },
 }
@@ -75,12 +76,10 @@ impl Path {
 impl Variant {
     /// The synthesis options of this variant for a circuit of `shape`.
     pub fn options(&self, shape: Shape) -> SynthesisOptions {
-        SynthesisOptions {
-            pool: self.pool,
-            kernel: self.kernel,
-            shape: self.presize.then_some(shape),
-            ..SynthesisOptions::default()
-        }
+        SynthesisOptions::default()
+            .with_pool(self.pool)
+            .with_kernel(self.kernel)
+            .with_shape(self.presize.then_some(shape))
     }
 
     /// Circuits one run synthesizes (so figures are per constraint synthesized).
@@ -271,7 +270,8 @@ pub const VARIANTS: [Variant; 18] = [
     ),
     precompiled(
         "dropin-cold",
-        "drop-in batch prover's synthesis, two circuits, recording made in the run",
+        "drop-in's synthesis of a first batch of two: the first recorded while synthesized \
+         directly and checked, the second evaluated",
         Path::DropIn {
             warm: false,
             retained: false,
@@ -279,7 +279,7 @@ pub const VARIANTS: [Variant; 18] = [
     ),
     precompiled(
         "dropin-warm",
-        "drop-in batch prover's synthesis, two circuits, recording cached",
+        "drop-in's synthesis of a later batch of two: evaluated into fresh vectors",
         Path::DropIn {
             warm: true,
             retained: false,
@@ -287,7 +287,7 @@ pub const VARIANTS: [Variant; 18] = [
     ),
     precompiled(
         "dropin-retained",
-        "as dropin-warm, with buffer retention on (the spent vectors kept for the next batch)",
+        "as dropin-warm, with buffer retention: evaluated into the storage the last batch kept",
         Path::DropIn {
             warm: true,
             retained: true,
@@ -521,14 +521,14 @@ impl Workload {
     }
 
     /// One run of `variant`, a pre-compiled or drop-in one: `buffers` holds one set per
-    /// rayon thread (the first serves the one-thread paths); `key` files the drop-in's
-    /// recording.
+    /// rayon thread (the first serves the one-thread paths); `kept`, the storage the
+    /// drop-in keeps between batches with retention.
     pub fn synthesize_precompiled(
         &self,
         recording: &Recording<Fr>,
         variant: &Variant,
         buffers: &mut [ProvingBuffers<Fr>],
-        key: &Key,
+        kept: &mut Vec<ProverVectors<Fr>>,
     ) -> Result<(), Error> {
         let gadgets = variant.gadgets;
         match variant.path {
@@ -543,24 +543,22 @@ impl Workload {
                 Self::evaluate(recording, buffers, witness, recycled)
             }),
             Path::DropIn { warm, retained } => {
-                // Each drop-in variant files its recording under a key of its own, so the
-                // cold one forgets only its own. Retention stays on for every drop-in run
-                // (switching it off would free what the retained variant keeps between its
-                // runs); only the retained variant hands vectors back.
-                let mut key = *key;
-                key[0] ^= match (warm, retained) {
-                    (false, _) => 2,
-                    (true, false) => 0,
-                    (true, true) => 1,
-                };
-                if !warm {
-                    cache::forget::<Fr>(&key);
+                let circuits = [(); 2].map(|_| self.circuit(GadgetSet::Synthpool));
+                let mut members = Vec::with_capacity(2);
+                for (index, circuit) in circuits.into_iter().enumerate() {
+                    let vectors = if !warm && index == 0 {
+                        let (fresh, vectors) = Recording::record_and_synthesize(circuit)?;
+                        fresh?.reproduces(&vectors)?;
+                        vectors
+                    } else if retained {
+                        recording.synthesize_into(circuit, kept.pop().unwrap_or_default())?
+                    } else {
+                        recording.synthesize(circuit)?
+                    };
+                    members.push(vectors);
                 }
-                cache::set_retain_buffers(true);
-                let circuits = vec![self.circuit(gadgets); 2];
-                let batch = cache::synthesize_cached::<Fr, _>(circuits, &|_| Some(key))?;
-                if let (true, Some(key)) = (retained, batch.evaluated_with) {
-                    cache::give_back(&key, batch.vectors);
+                if retained {
+                    *kept = members;
                 }
                 Ok(())
             }

@@ -26,10 +26,7 @@ fn allocations<C: bellpepper_core::Circuit<Fr> + Clone>(circuit: C) -> (u64, usi
     let shape = synthesize_with::<Fr, _>(circuit.clone(), &SynthesisOptions::default())
         .unwrap()
         .shape();
-    let options = SynthesisOptions {
-        shape: Some(shape),
-        ..SynthesisOptions::default()
-    };
+    let options = SynthesisOptions::default().with_shape(Some(shape));
     let (before, _) = alloc::totals();
     let vectors = synthesize_with::<Fr, _>(circuit, &options);
     let (after, _) = alloc::totals();

@@ -77,10 +77,7 @@ fn main() -> ExitCode {
     let shape = match &recording {
         Some(recording) => recording.shape(),
         None => {
-            let first_options = synthpool::SynthesisOptions {
-                shape: None,
-                ..args.variant.options(Default::default())
-            };
+            let first_options = args.variant.options(Default::default()).with_shape(None);
             match run(&first_options) {
                 Ok((shape, _)) => shape,
                 Err(e) => {
@@ -94,6 +91,7 @@ fn main() -> ExitCode {
     let mut buffers: Vec<ProvingBuffers<Fr>> = (0..rayon::current_num_threads())
         .map(|_| ProvingBuffers::default())
         .collect();
+    let mut kept = Vec::new();
     let (calls_before, bytes_before) = alloc::totals();
     for _ in 0..args.reps {
         let result = match &recording {
@@ -101,7 +99,7 @@ fn main() -> ExitCode {
                 recording,
                 &args.variant,
                 &mut buffers,
-                &[0; 32],
+                &mut kept,
             ),
             None => run(&options).map(drop),
         };

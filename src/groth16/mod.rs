@@ -1,24 +1,46 @@
 //! Drop-ins for bellperson's batch provers, one module per bellperson release (each behind
 //! its cargo feature), with bellperson's signatures and byte-identical proofs for the same
-//! randomness, that synthesize through [`crate::precompiled::cache`]: the first batch of a
-//! circuit structure records it, later batches (other partitions, later sectors of the same
-//! size, other processes with the persistent cache) evaluate the recording.
+//! randomness.
 //!
 //! A fork swaps its imports of `bellperson::groth16::{create_random_proof_batch,
 //! create_random_proof_batch_in_priority}` (storage-proofs-core's `CompoundProof`) for these.
-//! Recordings are keyed by a digest of the parameters' verifying key; the first proof made
-//! with a new recording is verified before the recording is trusted with other batches or
-//! saved. The persistent cache is the directory in `SYNTHPOOL_RECORDING_CACHE`, or the one
-//! given to [`set_cache_dir`].
+//! They differ from bellperson's in two ways that matter to a prover:
+//! - **Synthesis through recordings.** The first batch of a circuit structure records it
+//!   while synthesizing its first member directly; once a proof made with that recording
+//!   verifies against the parameters' verifying key, later batches (other partitions,
+//!   later sectors of the same size, other processes through the persistent cache)
+//!   synthesize by witness generation and evaluation. Recordings are keyed by a digest of
+//!   the verifying key (parameters exist for exactly one structure). A recording on
+//!   probation (new, or loaded from the cache directory) serves only the batch that checks
+//!   it; other batches of its structure wait for the verdict (a rayon worker synthesizes
+//!   directly instead). One whose proof does not verify, or whose batch fails first, is
+//!   dropped with its file.
+//! - **Bounded memory.** At most [`in_flight`] members of a batch hold synthesized vectors
+//!   at once (default 2: the next member is synthesized while one is proven), where
+//!   bellperson synthesizes every member before its first FFT.
 //!
-//! A process that proves batch after batch of one structure (a dedicated proving worker)
-//! can keep each batch's spent vectors for the next with [`set_retain_buffers`] or
-//! `SYNTHPOOL_RETAIN_BUFFERS=1`; off by default, since they stay allocated between batches.
+//! What they promise: every proof they return verifies against the parameters whenever
+//! bellperson's proof of the same circuit would, and is byte-identical to it when the
+//! circuit is the parameters' one. Proofs made from a recording's vectors are verified
+//! before they are returned; one that does not verify fails its batch with
+//! [`crate::Error::RecordingRejected`] and drops the recording, never returns. Members
+//! synthesized directly are bellperson's vectors exactly and are not verified, as
+//! bellperson does not verify its own.
+//!
+//! A dedicated proving process can keep each batch's spent storage for the next with
+//! [`set_retain_buffers`] or `SYNTHPOOL_RETAIN_BUFFERS=1` (off by default: it stays
+//! allocated between batches).
 
-pub use crate::precompiled::cache::{
-    cache_dir, retains_buffers, set_cache_dir, set_retain_buffers, CACHE_DIR_VARIABLE,
-    RETAIN_BUFFERS_VARIABLE,
+mod files;
+mod pipeline;
+mod settings;
+mod store;
+
+pub use settings::{
+    cache_dir, in_flight, retains_buffers, set_cache_dir, set_in_flight, set_retain_buffers,
+    CACHE_DIR_VARIABLE, DEFAULT_IN_FLIGHT, IN_FLIGHT_VARIABLE, RETAIN_BUFFERS_VARIABLE,
 };
+pub use store::{clear, stats, CacheStats};
 
 /// Generates the drop-ins for one bellperson release.
 macro_rules! dropin_for {
@@ -28,16 +50,40 @@ macro_rules! dropin_for {
         use pairing::MultiMillerLoop;
         use rand_core::RngCore;
         use $bellperson::gpu::GpuName;
-        use $bellperson::groth16::{
-            prepare_verifying_key, verify_proof, ParameterSource, Proof, VerifyingKey,
-        };
+        use $bellperson::groth16::{ParameterSource, Proof, VerifyingKey};
         use $bellperson::SynthesisError;
 
-        use crate::precompiled::cache::{
-            give_back, proof_verified, retains_buffers, synthesize_cached, Key,
-        };
-        use crate::prover::$prover::{prove_keeping_buffers, prove_with_priority, random_rs};
+        use super::pipeline::{prove_batch, MemberProver};
+        use super::settings::{in_flight, retains_buffers};
+        use super::store::Key;
+        use crate::prover::$prover::{random_rs, BatchProver};
+        use crate::vectors::ProverVectors;
         use crate::Error;
+
+        impl<E, P> MemberProver<E::Fr> for BatchProver<E, P>
+        where
+            E: MultiMillerLoop,
+            E::Fr: GpuName,
+            E::G1Affine: GpuName,
+            E::G2Affine: GpuName,
+            P: ParameterSource<E>,
+        {
+            type Proof = Proof<E>;
+
+            fn prove(
+                &mut self,
+                vectors: ProverVectors<E::Fr>,
+                r: E::Fr,
+                s: E::Fr,
+                keep: bool,
+            ) -> Result<(Proof<E>, Option<ProverVectors<E::Fr>>), Error> {
+                BatchProver::prove(self, vectors, r, s, keep)
+            }
+
+            fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
+                BatchProver::verifies(self, proof, public)
+            }
+        }
 
         /// The cache key of a verifying key: a digest of its bytes.
         fn key_of<E: MultiMillerLoop>(vk: &VerifyingKey<E>) -> Option<Key> {
@@ -48,12 +94,9 @@ macro_rules! dropin_for {
             Some(*digest.hash(&bytes).as_array())
         }
 
-        /// Logs an error the way the caller cannot see it through `SynthesisError` (which
-        /// keeps a circuit's own error as is), then converts it.
+        /// Logs the whole error (a `SynthesisError` keeps only its message), then converts.
         fn report(error: Error) -> SynthesisError {
-            if let Error::Member { index, .. } = &error {
-                log::error!("synthpool: batch member {index} failed: {error}");
-            }
+            log::error!("synthpool: {}", error.chain());
             error.into_synthesis_error()
         }
 
@@ -80,38 +123,20 @@ macro_rules! dropin_for {
                     s: s.len(),
                 }));
             }
+            let members = in_flight().map_err(report)?;
             let key_for = |inputs: usize| params.get_vk(inputs).ok().and_then(key_of);
-            let batch = synthesize_cached(circuits, &key_for).map_err(report)?;
-            let Some(first) = batch.vectors.first() else {
-                return Ok(Vec::new());
-            };
-            let public = first.input_assignment[1..].to_vec();
-            let vk = params.get_vk(first.shape().inputs)?.clone();
-            let unverified = batch.unverified();
-            let proofs = match batch.evaluated_with.filter(|_| retains_buffers()) {
-                Some(key) => {
-                    let (proofs, spent) =
-                        prove_keeping_buffers(params, batch.vectors, &r, &s, priority)
-                            .map_err(report)?;
-                    give_back::<E::Fr>(&key, spent);
-                    proofs
-                }
-                None => {
-                    prove_with_priority(params, batch.vectors, &r, &s, priority).map_err(report)?
-                }
-            };
-            if let Some(key) = unverified {
-                let verified = matches!(
-                    verify_proof(&prepare_verifying_key(&vk), &proofs[0], &public),
-                    Ok(true)
-                );
-                proof_verified::<E::Fr>(&key, verified);
-            }
-            Ok(proofs)
+            prove_batch(
+                circuits,
+                (&r, &s),
+                &key_for,
+                |first| BatchProver::new(&params, first, priority),
+                (members, retains_buffers()),
+            )
+            .map_err(report)
         }
 
         /// bellperson's `groth16::create_random_proof_batch`: the same proofs for the same
-        /// `rng`, synthesized through the recording cache.
+        /// `rng`, synthesized through recordings, in bounded memory.
         pub fn create_random_proof_batch<E, C, R, P: ParameterSource<E>>(
             circuits: Vec<C>,
             params: P,

@@ -1,0 +1,171 @@
+//! The persistent cache's files: `{inputs}-{key}.rec` in the cache directory, written
+//! atomically once a recording is trusted, read by later processes (which trust them only
+//! after a proof of their own verifies), removed when they fail.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Instant;
+
+use ff::PrimeField;
+
+use super::store::Key;
+use crate::error::{Error, FileProblem};
+use crate::precompiled::{Recording, KEY_LEN};
+
+fn hex(key: &Key) -> String {
+    key.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// `{inputs}-{key}.rec`: the input count lets a lookup ask for the key before reading.
+pub(crate) fn file_name(inputs: usize, key: &Key) -> String {
+    format!("{inputs}-{}.rec", hex(key))
+}
+
+/// The input count of a cache file's name, if it is one.
+fn inputs_of(name: &str) -> Option<usize> {
+    let (inputs, rest) = name.strip_suffix(".rec")?.split_once('-')?;
+    (rest.len() == 2 * KEY_LEN && rest.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| inputs.parse().ok())
+        .flatten()
+}
+
+/// The input counts of the cache files in `dir`.
+pub(crate) fn input_counts(dir: &Path) -> Vec<usize> {
+    match std::fs::read_dir(dir) {
+        Ok(listing) => listing
+            .filter_map(Result::ok)
+            .filter_map(|entry| inputs_of(&entry.file_name().to_string_lossy()))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Logs `message` at warning level the first time `what` is said in this process.
+pub(crate) fn warn_once(what: String, message: impl FnOnce() -> String) {
+    static SAID: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    let said = SAID.get_or_init(Default::default);
+    if said
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(what)
+    {
+        log::warn!("{}", message());
+    }
+}
+
+/// What a lookup found on disk.
+pub(crate) enum Found<Scalar: PrimeField> {
+    /// No file for this key.
+    None,
+    /// A file that loads, under probation.
+    Loaded(Box<Recording<Scalar>>, PathBuf),
+    /// A file that cannot be used (it is left for the next trusted recording to replace).
+    Refused,
+}
+
+/// Reads the cache file of `key` (for `inputs` inputs) in `dir`, unless it is one refused
+/// before (`refused` remembers them).
+pub(crate) fn load<Scalar: PrimeField>(
+    dir: &Path,
+    inputs: usize,
+    key: &Key,
+    refused: &mut HashSet<PathBuf>,
+) -> Found<Scalar> {
+    let path = dir.join(file_name(inputs, key));
+    if !path.exists() || refused.contains(&path) {
+        return Found::None;
+    }
+    let started = Instant::now();
+    match Recording::<Scalar>::load_keyed(&path, key) {
+        Ok(recording) if recording.shape().inputs == inputs => {
+            log::info!(
+                "synthpool: loaded the recording {} ({} constraints, {} nonzeros) in {:.1?}; \
+                 it serves other batches once a proof made with it verifies",
+                path.display(),
+                recording.shape().constraints,
+                recording.nonzeros(),
+                started.elapsed()
+            );
+            Found::Loaded(Box::new(recording), path)
+        }
+        outcome => {
+            let why = match outcome {
+                Err(e) => e.chain(),
+                Ok(_) => format!("{}: its input count is not its name's", path.display()),
+            };
+            warn_once(path.display().to_string(), || {
+                format!("synthpool: not using the cached recording ({why}); recording anew")
+            });
+            refused.insert(path);
+            Found::Refused
+        }
+    }
+}
+
+/// Writes `recording` (trusted) as the cache file of `key` in `dir`; a failure is logged
+/// once, never an error of the batch.
+pub(crate) fn save<Scalar: PrimeField>(
+    dir: &Path,
+    inputs: usize,
+    key: &Key,
+    recording: &Recording<Scalar>,
+) -> bool {
+    let path = dir.join(file_name(inputs, key));
+    let started = Instant::now();
+    let saved = std::fs::create_dir_all(dir)
+        .map_err(|e| Error::file(dir, FileProblem::Io(e)))
+        .and_then(|()| recording.save_keyed(&path, key));
+    match saved {
+        Ok(()) => {
+            log::info!(
+                "synthpool: saved the recording {} ({} bytes) in {:.1?}",
+                path.display(),
+                std::fs::metadata(&path).map_or(0, |m| m.len()),
+                started.elapsed()
+            );
+            true
+        }
+        Err(e) => {
+            warn_once(path.display().to_string(), || {
+                format!("synthpool: could not save the recording: {}", e.chain())
+            });
+            false
+        }
+    }
+}
+
+/// Removes a cache file that failed its probation, saying why once.
+pub(crate) fn remove(path: &Path, why: &str) {
+    let removed = std::fs::remove_file(path);
+    warn_once(format!("removed {}", path.display()), || match removed {
+        Ok(()) => format!(
+            "synthpool: removed the cached recording {} ({why})",
+            path.display()
+        ),
+        Err(e) => format!(
+            "synthpool: the cached recording {} failed ({why}) and could not be removed: {e}",
+            path.display()
+        ),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_carry_the_input_count_and_only_cache_files_parse() {
+        let key = [0xab; KEY_LEN];
+        let name = file_name(17, &key);
+        assert_eq!(inputs_of(&name), Some(17));
+        for other in [
+            "17-ab.rec",
+            "x-abab.rec",
+            "porep.partial",
+            &format!("17-{}.bin", hex(&key)),
+        ] {
+            assert_eq!(inputs_of(other), None, "{other}");
+        }
+    }
+}

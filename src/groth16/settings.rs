@@ -1,0 +1,118 @@
+//! The drop-ins' settings, each set by a function or, until then, by its environment
+//! variable: the persistent cache's directory, buffer retention, and how many members of a
+//! batch are in flight.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use crate::error::Error;
+
+/// The environment variable naming the directory of the persistent cache.
+pub const CACHE_DIR_VARIABLE: &str = "SYNTHPOOL_RECORDING_CACHE";
+
+/// The environment variable that, set to `1`, keeps each batch's spent vectors for the next
+/// batch of the same structure (see [`set_retain_buffers`]).
+pub const RETAIN_BUFFERS_VARIABLE: &str = "SYNTHPOOL_RETAIN_BUFFERS";
+
+/// The environment variable giving how many members of a batch may hold synthesized
+/// vectors at once (see [`set_in_flight`]).
+pub const IN_FLIGHT_VARIABLE: &str = "SYNTHPOOL_IN_FLIGHT";
+
+/// Members in flight when nothing says otherwise: the next member is synthesized while the
+/// current one is proven, and no more (README, "Batches in bounded memory").
+pub const DEFAULT_IN_FLIGHT: usize = 2;
+
+/// What the setters chose; `None` leaves the environment variable in charge.
+struct Chosen {
+    cache_dir: Option<Option<PathBuf>>,
+    retain_buffers: Option<bool>,
+    in_flight: Option<usize>,
+}
+
+static CHOSEN: Mutex<Chosen> = Mutex::new(Chosen {
+    cache_dir: None,
+    retain_buffers: None,
+    in_flight: None,
+});
+
+/// A poisoned lock still holds consistent settings (every update is one assignment).
+fn chosen() -> MutexGuard<'static, Chosen> {
+    CHOSEN.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Sets the persistent cache's directory (`None`: no persistent cache), overriding the
+/// `SYNTHPOOL_RECORDING_CACHE` environment variable.
+pub fn set_cache_dir(dir: Option<PathBuf>) {
+    chosen().cache_dir = Some(dir);
+}
+
+/// The persistent cache's directory: the one set through [`set_cache_dir`], else the
+/// `SYNTHPOOL_RECORDING_CACHE` environment variable, else none.
+pub fn cache_dir() -> Option<PathBuf> {
+    match chosen().cache_dir.clone() {
+        Some(set) => set,
+        None => std::env::var_os(CACHE_DIR_VARIABLE)
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from),
+    }
+}
+
+/// Whether a batch keeps its members' spent vectors (the storage of a, b, c and of the
+/// input and aux values) for the next batch of the same structure, overriding the
+/// `SYNTHPOOL_RETAIN_BUFFERS` environment variable. Kept vectors are written again instead
+/// of fresh pages being faulted in, at the price of holding them while no batch runs: at
+/// most as many members' as are in flight ([`in_flight`]), each 96 bytes per constraint of
+/// the FFT domain for a, b and c and 32 per aux value. Off unless asked for; switching it
+/// off frees them.
+pub fn set_retain_buffers(retain: bool) {
+    chosen().retain_buffers = Some(retain);
+    if !retain {
+        super::store::release_kept();
+    }
+}
+
+/// Whether spent vectors are kept: the choice made through [`set_retain_buffers`], else
+/// whether `SYNTHPOOL_RETAIN_BUFFERS` is `1`.
+pub fn retains_buffers() -> bool {
+    match chosen().retain_buffers {
+        Some(retain) => retain,
+        None => std::env::var_os(RETAIN_BUFFERS_VARIABLE).is_some_and(|value| value == "1"),
+    }
+}
+
+/// How many members of a batch may hold synthesized vectors at once, overriding the
+/// `SYNTHPOOL_IN_FLIGHT` environment variable: 1 synthesizes each member only once the
+/// previous one is proven (a batch holds one member's vectors, as much as a batch of one);
+/// 2 (the default) synthesizes the next member while one is proven; the batch size holds
+/// them all, as bellperson does. 0 cannot prove anything and is refused.
+pub fn set_in_flight(members: usize) -> Result<(), Error> {
+    if members == 0 {
+        return Err(zero_in_flight("0".into()));
+    }
+    chosen().in_flight = Some(members);
+    Ok(())
+}
+
+fn zero_in_flight(value: String) -> Error {
+    Error::Setting {
+        name: IN_FLIGHT_VARIABLE,
+        value,
+        expected: "a number of members of at least 1",
+    }
+}
+
+/// Members in flight: the number set through [`set_in_flight`], else
+/// `SYNTHPOOL_IN_FLIGHT`, else [`DEFAULT_IN_FLIGHT`]; an error when the variable is not a
+/// number of at least 1.
+pub fn in_flight() -> Result<usize, Error> {
+    if let Some(members) = chosen().in_flight {
+        return Ok(members);
+    }
+    match std::env::var(IN_FLIGHT_VARIABLE) {
+        Err(_) => Ok(DEFAULT_IN_FLIGHT),
+        Ok(value) => match value.trim().parse::<usize>() {
+            Ok(members) if members > 0 => Ok(members),
+            _ => Err(zero_in_flight(value)),
+        },
+    }
+}

@@ -1,0 +1,477 @@
+//! Recordings per circuit structure for the life of the process, each with the trust it
+//! has earned, and the storage kept for the next batch.
+//!
+//! A structure is filed under a [`Key`] that names it for certain: a digest of the
+//! parameters' verifying key, since parameters are made for one structure. Lookups ask for
+//! the key of each input count the store and the cache directory know (parameter sources
+//! take the input count when asked for their verifying key).
+//!
+//! A structure's recording is on probation from when a batch starts making it (or loads it
+//! from a file) until a proof made with it verifies against the parameters' key: only that
+//! batch uses it meanwhile; other batches of the structure wait for the verdict (a rayon
+//! worker, which could be holding up the very batch it would wait for, synthesizes directly
+//! instead). A trusted recording serves every later batch and is written to the cache
+//! directory; a rejected one is dropped, with its file. A batch that ends before its verdict
+//! (an error, a panic) rejects it.
+
+use std::any::{Any, TypeId};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use ff::PrimeField;
+
+use super::files::{self, Found};
+use super::settings::{cache_dir, retains_buffers};
+use crate::precompiled::{Recording, KEY_LEN};
+use crate::vectors::{ProverVectors, Shape};
+
+/// What a structure's recording is filed under: a digest of the parameters' verifying key.
+pub(crate) type Key = [u8; KEY_LEN];
+
+/// What the drop-ins have done in this process, for one field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CacheStats {
+    /// Recordings made (the first batch of a new structure).
+    pub recorded: u64,
+    /// Recordings read from the persistent cache.
+    pub loaded: u64,
+    /// Recordings trusted: a proof made with them verified.
+    pub trusted: u64,
+    /// Recordings rejected: their proof did not verify, or their batch failed first.
+    pub rejected: u64,
+    /// Recordings written to the persistent cache.
+    pub saved: u64,
+    /// Cache files that could not be used.
+    pub refused_files: u64,
+    /// Structures found impossible to record (synthesized directly since).
+    pub unrecordable: u64,
+    /// Batches synthesized directly (unrecordable structures, or a rayon worker that would
+    /// have had to wait for a verdict).
+    pub direct_batches: u64,
+    /// Batches synthesized by evaluating a trusted recording.
+    pub evaluated_batches: u64,
+    /// Members synthesized into storage a previous batch kept.
+    pub reused_buffers: u64,
+}
+
+/// What the store holds for one structure.
+enum Slot<Scalar: PrimeField> {
+    /// A batch is making or checking the recording.
+    Probation,
+    Trusted(Arc<Recording<Scalar>>),
+    /// The structure cannot be recorded: synthesize it directly, pre-sized.
+    Unrecordable(Shape),
+}
+
+struct State<Scalar: PrimeField> {
+    stats: CacheStats,
+    /// Per key, the input count it was filed with and its slot.
+    entries: HashMap<Key, (usize, Slot<Scalar>)>,
+    /// Files that could not be used, so they are not read again.
+    refused: HashSet<PathBuf>,
+    /// Whether a batch is recording a structure whose key it does not know yet (known once
+    /// its first member is synthesized).
+    recording_unknown: bool,
+    /// Spent storage kept for the next batch of a structure.
+    kept: Option<(Key, Vec<ProverVectors<Scalar>>)>,
+}
+
+/// One field's store.
+pub(crate) struct Store<Scalar: PrimeField> {
+    state: Mutex<State<Scalar>>,
+    changed: Condvar,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock leaves consistent data (every update is a single
+    // insert, remove or assignment), so the poison is ignored.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What is done to every field's store at once.
+trait AnyStore: Any + Send + Sync {
+    fn release_kept(&self);
+    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+}
+
+impl<Scalar: PrimeField> AnyStore for Store<Scalar> {
+    fn release_kept(&self) {
+        let released = lock(&self.state).kept.take();
+        // Freed outside the lock: returning gigabytes to the system takes a while.
+        drop(released);
+    }
+
+    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+}
+
+/// Every field's store, filed under the field's type.
+fn stores() -> &'static Mutex<HashMap<TypeId, Arc<dyn AnyStore>>> {
+    static STORES: OnceLock<Mutex<HashMap<TypeId, Arc<dyn AnyStore>>>> = OnceLock::new();
+    STORES.get_or_init(Default::default)
+}
+
+/// Drops the storage kept for the next batch, of every field.
+pub(crate) fn release_kept() {
+    let stores: Vec<Arc<dyn AnyStore>> = lock(stores()).values().cloned().collect();
+    for store in stores {
+        store.release_kept();
+    }
+}
+
+/// The store of `Scalar`'s recordings, one per field type for the whole process.
+pub(crate) fn store<Scalar: PrimeField>() -> Arc<Store<Scalar>> {
+    let mut stores = lock(stores());
+    let store = stores.entry(TypeId::of::<Scalar>()).or_insert_with(|| {
+        Arc::new(Store::<Scalar> {
+            state: Mutex::new(State {
+                stats: CacheStats::default(),
+                entries: HashMap::new(),
+                refused: HashSet::new(),
+                recording_unknown: false,
+                kept: None,
+            }),
+            changed: Condvar::new(),
+        })
+    });
+    Arc::clone(store)
+        .as_any()
+        .downcast::<Store<Scalar>>()
+        .expect("stores are filed under their own type")
+}
+
+/// What the drop-ins of `Scalar` have done in this process.
+pub fn stats<Scalar: PrimeField>() -> CacheStats {
+    lock(&store::<Scalar>().state).stats
+}
+
+/// Drops every trusted recording of `Scalar` held in memory (their memory is freed once no
+/// batch uses them), the storage kept for the next batch, and which files were refused;
+/// the persistent cache's files stay, and so do recordings a running batch holds on
+/// probation.
+pub fn clear<Scalar: PrimeField>() {
+    let store = store::<Scalar>();
+    let released = {
+        let mut state = lock(&store.state);
+        state
+            .entries
+            .retain(|_, (_, slot)| matches!(slot, Slot::Probation));
+        state.refused.clear();
+        state.kept.take()
+    };
+    drop(released);
+}
+
+/// How a batch begins.
+pub(crate) enum Start<Scalar: PrimeField> {
+    /// Evaluate a trusted recording, filed under this key.
+    Trusted(Key, Arc<Recording<Scalar>>),
+    /// Synthesize directly, pre-sized when the shape is known.
+    Direct(Option<Shape>),
+    /// Record the structure from the first member (its key is known once that member is).
+    Record(Probation<Scalar>),
+    /// Check a recording loaded from the cache directory with the first member.
+    Check(Arc<Recording<Scalar>>, Probation<Scalar>),
+}
+
+/// What a lookup found.
+enum Lookup<Scalar: PrimeField> {
+    Absent,
+    Busy,
+    Ready(Start<Scalar>),
+    Loaded(Key, usize, Box<Recording<Scalar>>, PathBuf),
+}
+
+impl<Scalar: PrimeField> Store<Scalar> {
+    /// How a batch of the structure `key_for` names (`key_for(inputs)`: the parameters'
+    /// key, asked with an input count) begins; waits while another batch holds the
+    /// structure on probation, unless this thread is a rayon worker.
+    pub(crate) fn begin(
+        self: &Arc<Self>,
+        key_for: &(dyn Fn(usize) -> Option<Key> + Sync),
+    ) -> Start<Scalar> {
+        let mut state = lock(&self.state);
+        loop {
+            match self.find(&mut state, key_for) {
+                Lookup::Ready(start) => {
+                    match start {
+                        Start::Trusted(..) => state.stats.evaluated_batches += 1,
+                        _ => state.stats.direct_batches += 1,
+                    }
+                    return start;
+                }
+                Lookup::Loaded(key, inputs, recording, path) => {
+                    state.entries.insert(key, (inputs, Slot::Probation));
+                    state.stats.loaded += 1;
+                    let probation = Probation {
+                        store: Arc::clone(self),
+                        key: Some((key, inputs)),
+                        file: Some(path),
+                        unknown: false,
+                        done: false,
+                    };
+                    return Start::Check(Arc::from(recording), probation);
+                }
+                Lookup::Absent if !state.recording_unknown => {
+                    state.recording_unknown = true;
+                    return Start::Record(Probation {
+                        store: Arc::clone(self),
+                        key: None,
+                        file: None,
+                        unknown: true,
+                        done: false,
+                    });
+                }
+                Lookup::Absent | Lookup::Busy => {}
+            }
+            if rayon::current_thread_index().is_some() {
+                log::debug!(
+                    "synthpool: a recording is on probation elsewhere; synthesizing directly"
+                );
+                state.stats.direct_batches += 1;
+                return Start::Direct(None);
+            }
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// The structure's slot in memory, or its file on disk.
+    fn find(
+        &self,
+        state: &mut State<Scalar>,
+        key_for: &(dyn Fn(usize) -> Option<Key> + Sync),
+    ) -> Lookup<Scalar> {
+        let dir = cache_dir();
+        let mut counts: Vec<usize> = state.entries.values().map(|(inputs, _)| *inputs).collect();
+        if let Some(dir) = &dir {
+            counts.extend(files::input_counts(dir));
+        }
+        counts.sort_unstable();
+        counts.dedup();
+        for inputs in counts {
+            let Some(key) = key_for(inputs) else { continue };
+            if let Some((_, slot)) = state.entries.get(&key) {
+                return match slot {
+                    Slot::Probation => Lookup::Busy,
+                    Slot::Trusted(recording) => {
+                        Lookup::Ready(Start::Trusted(key, Arc::clone(recording)))
+                    }
+                    Slot::Unrecordable(shape) => Lookup::Ready(Start::Direct(Some(*shape))),
+                };
+            }
+            if let Some(dir) = &dir {
+                match files::load::<Scalar>(dir, inputs, &key, &mut state.refused) {
+                    Found::Loaded(recording, path) => {
+                        return Lookup::Loaded(key, inputs, recording, path)
+                    }
+                    Found::Refused => state.stats.refused_files += 1,
+                    Found::None => {}
+                }
+            }
+        }
+        Lookup::Absent
+    }
+
+    /// Up to `count` kept sets of storage for the structure `key`.
+    pub(crate) fn take_kept(&self, key: &Key, count: usize) -> Vec<ProverVectors<Scalar>> {
+        let mut state = lock(&self.state);
+        let Some((held, kept)) = &mut state.kept else {
+            return Vec::new();
+        };
+        if held != key {
+            return Vec::new();
+        }
+        let taken = kept.split_off(kept.len().saturating_sub(count));
+        state.stats.reused_buffers += taken.len() as u64;
+        taken
+    }
+
+    /// Keeps a batch's spent storage for the next batch of `key` while retention is on:
+    /// one structure's at a time (another's replace it), at most `limit` sets.
+    pub(crate) fn keep(&self, key: &Key, mut spent: Vec<ProverVectors<Scalar>>, limit: usize) {
+        if !retains_buffers() {
+            return;
+        }
+        let replaced = {
+            let mut state = lock(&self.state);
+            match &mut state.kept {
+                Some((held, kept)) if held == key => {
+                    kept.append(&mut spent);
+                    let over = kept.len().saturating_sub(limit);
+                    Some(kept.drain(..over).collect::<Vec<_>>())
+                }
+                slot => {
+                    spent.truncate(limit);
+                    slot.replace((*key, spent)).map(|(_, old)| old)
+                }
+            }
+        };
+        // Freed outside the lock: returning gigabytes to the system takes a while.
+        drop(replaced);
+    }
+
+    /// Drops a trusted recording a later proof rejected, with its file.
+    pub(crate) fn evict(&self, key: &Key) {
+        let inputs = {
+            let mut state = lock(&self.state);
+            state.stats.rejected += 1;
+            state.entries.remove(key).map(|(inputs, _)| inputs)
+        };
+        if let (Some(inputs), Some(dir)) = (inputs, cache_dir()) {
+            let path = dir.join(files::file_name(inputs, key));
+            if path.exists() {
+                files::remove(&path, "a proof made with it does not verify");
+            }
+        }
+        self.changed.notify_all();
+    }
+}
+
+/// A batch's hold on a structure whose recording is on probation; dropped without a
+/// verdict (the batch failed first), it rejects the recording.
+pub(crate) struct Probation<Scalar: PrimeField> {
+    store: Arc<Store<Scalar>>,
+    /// The structure and its input count, once known.
+    key: Option<(Key, usize)>,
+    /// The file the recording came from.
+    file: Option<PathBuf>,
+    /// Whether this hold is the claim on recording a structure whose key is unknown.
+    unknown: bool,
+    done: bool,
+}
+
+impl<Scalar: PrimeField> Probation<Scalar> {
+    /// The structure is `key` (known now that the first member is): other batches of it
+    /// wait for this one's verdict; other structures may record again.
+    pub(crate) fn register(&mut self, key: Key, inputs: usize) {
+        let mut state = lock(&self.store.state);
+        state.entries.insert(key, (inputs, Slot::Probation));
+        state.stats.recorded += 1;
+        if self.unknown {
+            state.recording_unknown = false;
+            self.unknown = false;
+        }
+        self.key = Some((key, inputs));
+        drop(state);
+        self.store.changed.notify_all();
+    }
+
+    /// The structure, once known.
+    pub(crate) fn key(&self) -> Option<Key> {
+        self.key.map(|(key, _)| key)
+    }
+
+    /// The recording earned trust: it serves every batch from now on, and is written to
+    /// the cache directory if it did not come from there. Returns what to save, if
+    /// anything (saving waits for the batch's end).
+    pub(crate) fn trust(mut self, recording: &Arc<Recording<Scalar>>) -> Option<Saving<Scalar>> {
+        self.done = true;
+        let (key, inputs) = self.key?;
+        {
+            let mut state = lock(&self.store.state);
+            state
+                .entries
+                .insert(key, (inputs, Slot::Trusted(Arc::clone(recording))));
+            state.stats.trusted += 1;
+        }
+        self.store.changed.notify_all();
+        let dir = cache_dir().filter(|_| self.file.is_none())?;
+        Some(Saving {
+            store: Arc::clone(&self.store),
+            dir,
+            inputs,
+            key,
+            recording: Arc::clone(recording),
+        })
+    }
+
+    /// The structure cannot be recorded (`shape` is what it synthesizes to): later batches
+    /// synthesize it directly, pre-sized.
+    pub(crate) fn unrecordable(mut self, key: Key, inputs: usize, shape: Shape) {
+        self.done = true;
+        {
+            let mut state = lock(&self.store.state);
+            state
+                .entries
+                .insert(key, (inputs, Slot::Unrecordable(shape)));
+            state.stats.unrecordable += 1;
+            if self.unknown {
+                state.recording_unknown = false;
+            }
+        }
+        self.store.changed.notify_all();
+    }
+
+    /// Nothing is recorded (the parameters give no key to file it under).
+    pub(crate) fn abandon(mut self) {
+        self.done = true;
+        self.release();
+    }
+
+    /// The recording is rejected, `why` said once in the log: dropped, its file removed.
+    pub(crate) fn reject(mut self, why: &str) {
+        self.done = true;
+        self.reject_for(why);
+    }
+
+    fn reject_for(&mut self, why: &str) {
+        lock(&self.store.state).stats.rejected += 1;
+        if let Some(path) = &self.file {
+            files::remove(path, why);
+        } else if let Some((key, _)) = &self.key {
+            files::warn_once(format!("rejected {key:?}"), || {
+                format!("synthpool: a new recording is dropped: {why}")
+            });
+        }
+        self.release();
+    }
+
+    /// Gives the structure back: its slot goes, and batches waiting for it look again.
+    fn release(&mut self) {
+        {
+            let mut state = lock(&self.store.state);
+            if let Some((key, _)) = &self.key {
+                if matches!(state.entries.get(key), Some((_, Slot::Probation))) {
+                    state.entries.remove(key);
+                }
+            }
+            if self.unknown {
+                state.recording_unknown = false;
+                self.unknown = false;
+            }
+        }
+        self.store.changed.notify_all();
+    }
+}
+
+impl<Scalar: PrimeField> Drop for Probation<Scalar> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.reject_for("its batch ended before a proof made with it was checked");
+        }
+    }
+}
+
+/// A trusted recording to write to the cache directory.
+pub(crate) struct Saving<Scalar: PrimeField> {
+    store: Arc<Store<Scalar>>,
+    dir: PathBuf,
+    inputs: usize,
+    key: Key,
+    recording: Arc<Recording<Scalar>>,
+}
+
+impl<Scalar: PrimeField> Saving<Scalar> {
+    /// Writes the file (a failure is logged, never the batch's error).
+    pub(crate) fn save(self) {
+        if files::save(&self.dir, self.inputs, &self.key, &self.recording) {
+            lock(&self.store.state).stats.saved += 1;
+        }
+    }
+}
