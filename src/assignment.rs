@@ -16,7 +16,7 @@ use crate::error::{Error, Side, Unallocated, VariableKind};
 use crate::eval::{evaluate, Constants, EvalKernel, OutOfRange};
 use crate::pool::{LcPool, PoolStats};
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
-use crate::vectors::{ProverVectors, Shape};
+use crate::vectors::{reserve_density, room_for_one, ProverVectors, Shape, MIN_GROWTH};
 
 /// How a [`ProvingAssignment`] synthesizes: start from [`SynthesisOptions::default`] (the
 /// fastest measured) and change what differs with the `with_` methods.
@@ -82,6 +82,8 @@ pub struct ProvingAssignment<Scalar: PrimeField> {
     /// The first constraint that named a variable that does not exist; only the side that
     /// named it was recorded as zero.
     fault: Option<Unallocated>,
+    /// Memory a vector could not grow by: synthesis stops with this error.
+    out_of_memory: Option<(&'static str, u64)>,
 }
 
 impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
@@ -94,6 +96,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             kernel: options.kernel,
             constants: Constants::default(),
             fault: None,
+            out_of_memory: None,
         };
         if let Some(shape) = options.shape {
             assignment.vectors.try_reserve(shape)?;
@@ -104,8 +107,28 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     /// Lays `circuit` out as bellperson's prover does (the constant one, the circuit, then
     /// `input * 0 = 0` per input) into this empty assignment.
     pub fn synthesize<C: Circuit<Scalar>>(&mut self, circuit: C) -> Result<(), Error> {
-        lay_out_for_proving(self, circuit)?;
+        let laid_out = lay_out_for_proving(self, circuit);
+        // Running out of memory surfaces to the circuit as an I/O error; it is ours.
+        if let Some(error) = self.memory_error() {
+            return Err(error);
+        }
+        laid_out?;
         Ok(())
+    }
+
+    /// The memory a vector could not grow by, if synthesis ran out.
+    pub(crate) fn memory_error(&self) -> Option<Error> {
+        self.out_of_memory
+            .map(|(what, elements)| Error::OutOfMemory { what, elements })
+    }
+
+    /// Notes that a vector could not grow, and what the circuit is told.
+    #[cold]
+    fn ran_out(&mut self, error: Error) -> SynthesisError {
+        if let (None, Error::OutOfMemory { what, elements }) = (self.out_of_memory, &error) {
+            self.out_of_memory = Some((what, *elements));
+        }
+        SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into())
     }
 
     /// The vectors synthesized so far.
@@ -114,8 +137,11 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     }
 
     /// The synthesized vectors, or the error of the first constraint that named a variable
-    /// that does not exist.
+    /// that does not exist (or of a vector that could not grow).
     pub fn into_vectors(self) -> Result<ProverVectors<Scalar>, Error> {
+        if let Some(error) = self.memory_error() {
+            return Err(error);
+        }
         match self.fault {
             None => Ok(self.vectors),
             Some(fault) => Err(fault.into()),
@@ -240,9 +266,56 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         let a_value = self.evaluate_side(Side::A, a, false, Some(AuxDensity::A));
         let b_value = self.evaluate_side(Side::B, b, true, Some(AuxDensity::B));
         let c_value = self.evaluate_side(Side::C, c, false, None);
+        let full = |v: &Vec<Scalar>| v.len() == v.capacity();
+        let vectors = &self.vectors;
+        if full(&vectors.a) || full(&vectors.b) || full(&vectors.c) {
+            if self.out_of_memory.is_some() {
+                return;
+            }
+            if let Err(error) = self.grow_rows() {
+                // The row is lost; synthesis ends with the error.
+                self.ran_out(error);
+                return;
+            }
+        }
         self.vectors.a.push(a_value);
         self.vectors.b.push(b_value);
         self.vectors.c.push(c_value);
+    }
+
+    /// Room for more rows in a, b and c, doubling.
+    #[cold]
+    fn grow_rows(&mut self) -> Result<(), Error> {
+        let vectors = &mut self.vectors;
+        for vector in [&mut vectors.a, &mut vectors.b, &mut vectors.c] {
+            room_for_one(vector, "constraint values")?;
+        }
+        Ok(())
+    }
+
+    /// Room for one more aux value and its densities.
+    #[inline]
+    fn room_for_aux(&mut self) -> Result<(), Error> {
+        let vectors = &mut self.vectors;
+        if vectors.aux_assignment.len() < vectors.aux_assignment.capacity() {
+            return Ok(());
+        }
+        let more = vectors.aux_assignment.len().max(MIN_GROWTH);
+        room_for_one(&mut vectors.aux_assignment, "aux values")?;
+        reserve_density(&mut vectors.a_aux_density, more)?;
+        reserve_density(&mut vectors.b_aux_density, more)
+    }
+
+    /// Room for one more input value and its density.
+    #[inline]
+    fn room_for_input(&mut self) -> Result<(), Error> {
+        let vectors = &mut self.vectors;
+        if vectors.input_assignment.len() < vectors.input_assignment.capacity() {
+            return Ok(());
+        }
+        let more = vectors.input_assignment.len().max(MIN_GROWTH);
+        room_for_one(&mut vectors.input_assignment, "input values")?;
+        reserve_density(&mut vectors.b_input_density, more)
     }
 }
 
@@ -275,6 +348,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
             kernel: SynthesisOptions::default().kernel,
             constants: Constants::default(),
             fault: None,
+            out_of_memory: None,
         }
     }
 
@@ -284,6 +358,9 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
+        if let Err(error) = self.room_for_aux() {
+            return Err(self.ran_out(error));
+        }
         let vectors = &mut self.vectors;
         vectors.aux_assignment.push(f()?);
         vectors.a_aux_density.add_element();
@@ -299,6 +376,9 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
+        if let Err(error) = self.room_for_input() {
+            return Err(self.ran_out(error));
+        }
         let vectors = &mut self.vectors;
         vectors.input_assignment.push(f()?);
         vectors.b_input_density.add_element();

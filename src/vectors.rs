@@ -109,7 +109,10 @@ pub(crate) fn reserve<T>(
 /// The one place that sizes density bitmaps directly: `DensityTracker` offers only a
 /// bit-by-bit `add_element`, too slow for recordings of hundreds of millions of variables,
 /// and `BitVec`'s own growth aborts when memory runs out.
-fn reserve_density(density: &mut DensityTracker, additional: usize) -> Result<(), Error> {
+pub(crate) fn reserve_density(
+    density: &mut DensityTracker,
+    additional: usize,
+) -> Result<(), Error> {
     let len = density.bv.len();
     let mut words = std::mem::take(&mut density.bv).into_vec();
     let needed = (len + additional).div_ceil(usize::BITS as usize);
@@ -118,6 +121,25 @@ fn reserve_density(density: &mut DensityTracker, additional: usize) -> Result<()
     density.bv = BitVec::from_vec(words);
     density.bv.truncate(len);
     Ok(())
+}
+
+/// Elements a growing vector asks for at once: as many as it holds (doubling, as `Vec`
+/// does), and no fewer than this.
+pub(crate) const MIN_GROWTH: usize = 1 << 10;
+
+/// `vector` with room for one more element, reserved fallibly when it is full: an
+/// out-of-memory error where `Vec::push` would abort.
+#[inline]
+pub(crate) fn room_for_one<T>(vector: &mut Vec<T>, what: &'static str) -> Result<(), Error> {
+    if vector.len() < vector.capacity() {
+        return Ok(());
+    }
+    grow(vector, what)
+}
+
+#[cold]
+fn grow<T>(vector: &mut Vec<T>, what: &'static str) -> Result<(), Error> {
+    reserve(vector, vector.len().max(MIN_GROWTH), what)
 }
 
 /// A density bitmap of `len` variables, none marked.

@@ -639,3 +639,141 @@ fn reserving_an_absurd_shape_is_an_error() {
         .expect("refused");
     assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
 }
+
+/// `n` aux values and `n` constraints `x_i · 1 = x_i`: a circuit whose vectors grow with `n`.
+struct Growing {
+    n: usize,
+}
+
+impl Circuit<Fr> for Growing {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        for i in 0..self.n {
+            let x = cs.alloc(|| "x", || Ok(Fr::from(i as u64 + 2)))?;
+            cs.enforce(|| "x", |lc| lc + x, |lc| lc + CS::one(), |lc| lc + x);
+        }
+        Ok(())
+    }
+}
+
+/// The environment variable that turns the growth test into its memory-limited child.
+const GROWING: &str = "SYNTHPOOL_GROWING_CHILD";
+/// What the child prints when both syntheses ran out as they should.
+const RAN_OUT: &str = "ran out:";
+
+/// Direct synthesis of a shape not known in advance, and recording, running out of memory
+/// (`ulimit -v`): an out-of-memory error each, not an abort. The child reserves most of its
+/// address space untouched first, so the limit is reached within a few million rows.
+#[test]
+fn growth_past_the_memory_limit_is_an_error() {
+    if std::env::var(GROWING).is_ok() {
+        let ballast: Vec<u8> = Vec::with_capacity((3usize << 30) + (7 << 27));
+        let n = 40_000_000;
+        let direct = synthpool::synthesize::<Fr, _>(Growing { n })
+            .err()
+            .expect("ran out");
+        assert!(matches!(direct, Error::OutOfMemory { .. }), "{direct}");
+        let recorded = Recording::<Fr>::record(Growing { n })
+            .err()
+            .expect("ran out");
+        assert!(matches!(recorded, Error::OutOfMemory { .. }), "{recorded}");
+        drop(ballast);
+        println!("{RAN_OUT} {direct}; {recorded}");
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4194304 && exec \"$0\" --exact \"$1\" --nocapture")
+        .arg(&exe)
+        .arg("growth_past_the_memory_limit_is_an_error")
+        .env(GROWING, "1")
+        .output()
+        .unwrap();
+    let output = String::from_utf8_lossy(&child.stdout);
+    assert!(
+        child.status.success() && output.contains(RAN_OUT),
+        "the memory-limited syntheses: {}\n{output}\n{}",
+        child.status,
+        String::from_utf8_lossy(&child.stderr)
+    );
+}
+
+/// `z = (a_factor · x) · (b_factor · x)`: the same counts whatever the factors, so a
+/// witness of one satisfies another's row when the products agree.
+#[derive(Clone)]
+struct Product {
+    x: u64,
+    a_factor: u64,
+    b_factor: u64,
+}
+
+impl Circuit<Fr> for Product {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let x = Fr::from(self.x);
+        let z_value = Fr::from(self.a_factor) * x * Fr::from(self.b_factor) * x;
+        let xv = cs.alloc(|| "x", || Ok(x))?;
+        let z = cs.alloc_input(|| "z", || Ok(z_value))?;
+        cs.enforce(
+            || "z",
+            |lc| lc + (Fr::from(self.a_factor), xv),
+            |lc| lc + (Fr::from(self.b_factor), xv),
+            |lc| lc + z,
+        );
+        Ok(())
+    }
+}
+
+/// Both sides of what a recording promises about a witness of another circuit: other
+/// counts, or a row that does not hold, is an error; a circuit that differs only where its
+/// factors sit and whose witness satisfies the recorded row gets the recorded circuit's
+/// vectors, which satisfy it, not its own.
+#[test]
+fn a_witness_of_another_circuit_is_refused_or_gets_the_recorded_rows() {
+    let recorded = Product {
+        x: 2,
+        a_factor: 3,
+        b_factor: 1,
+    };
+    let recording = Recording::<Fr>::record(recorded.clone()).unwrap();
+
+    // Refused: a row that does not hold (y = 5x·x at x = 2 is 20, the recorded row says 12).
+    let unsatisfied = recording.synthesize(Product {
+        x: 2,
+        a_factor: 5,
+        b_factor: 1,
+    });
+    assert!(
+        matches!(unsatisfied, Err(Error::Unsatisfied { row: 0 })),
+        "{unsatisfied:?}"
+    );
+    // Refused: other counts.
+    let other_counts = recording.synthesize(NumCircuit {
+        x: Some(Fr::from(3u64)),
+        rounds: 1,
+    });
+    assert!(
+        matches!(other_counts, Err(Error::StructureMismatch { .. })),
+        "{other_counts:?}"
+    );
+
+    // Accepted: the factor on B instead of A, the same product (3x · x = x · 3x).
+    let moved = Product {
+        x: 2,
+        a_factor: 1,
+        b_factor: 3,
+    };
+    let evaluated = recording.synthesize(moved.clone()).unwrap();
+    let own = synthesize(moved).unwrap();
+    let expected = synthesize(recorded).unwrap();
+    assert_same(&evaluated, &expected, "the recorded circuit's vectors");
+    assert_ne!(
+        (evaluated.a[0], evaluated.b[0]),
+        (own.a[0], own.b[0]),
+        "not its own"
+    );
+    assert_eq!(
+        evaluated.a[0] * evaluated.b[0],
+        evaluated.c[0],
+        "which satisfy the row"
+    );
+}

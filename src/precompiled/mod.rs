@@ -6,11 +6,27 @@
 //! [`crate::synthesize`] produces for the same circuit: zero terms are dropped when recording
 //! exactly where evaluation skips them, and densities follow the same rules.
 //!
-//! A recording is only ever applied to a witness of its own structure: the witness must have
-//! the recorded numbers of inputs, aux variables and constraints (the witness generator
-//! counts `enforce` calls), and every evaluated row must satisfy `A·w * B·w = C·w`. A witness
-//! of another circuit, or one that does not satisfy the recorded constraints, is an error
-//! naming what differs or the first failing row, never an assignment.
+//! What a recording promises about a witness it is given (through [`Recording::evaluate`],
+//! [`Recording::synthesize`] or [`ProvingBuffers`]):
+//! - The witness must have the recorded numbers of inputs, aux variables and constraints
+//!   (the witness generator counts `enforce` calls), and every recorded row must hold for
+//!   it, `A·w * B·w = C·w`; otherwise the result is an error naming what differs or the
+//!   first row that fails. (Rows that state a value, `(Σ c_i x_i) · 1 = v`, are checked
+//!   together by a random linear combination drawn per recording: a wrong one passes with
+//!   probability at most rows / 2^128, below 2^-96 for any recording the format holds;
+//!   when the combination fails, every such row is summed and checked exactly.)
+//! - What comes back is the recorded rows evaluated at the witness. For the recorded
+//!   circuit that is exactly its direct synthesis. For another circuit with the same counts
+//!   whose witness happens to satisfy every recorded row (one that differs only in a
+//!   coefficient, or in which side of a row a factor sits), it is the *recorded* circuit's
+//!   vectors at that witness, not that circuit's own: they satisfy the recorded circuit, so
+//!   a proof against the recorded circuit's parameters from them verifies, but they are not
+//!   what direct synthesis of the other circuit gives. Telling such circuits apart would
+//!   take building every linear combination, which is what a recording exists to avoid.
+//!
+//! The drop-in batch provers build on this and add what a prover needs: every proof they
+//! make from a recording's vectors is verified against the parameters' key before it is
+//! returned.
 //!
 //! ```no_run
 //! # fn demo<C: bellpepper_core::Circuit<blstrs::Scalar> + Clone>(circuit: C) -> Result<(), synthpool::Error> {
@@ -183,7 +199,10 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         circuit: C,
     ) -> Result<(Result<Self, Error>, V), Error> {
         let mut recorder = <Recorder<Scalar, V> as ConstraintSystem<Scalar>>::new();
-        lay_out_for_proving(&mut recorder, circuit)?;
+        if let Err(error) = lay_out_for_proving(&mut recorder, circuit) {
+            // Running out of memory reaches the circuit as an I/O error; it is ours.
+            return Err(recorder.memory_error().unwrap_or(error.into()));
+        }
         let (recorded, companion) = recorder.finish();
         let recording = recorded.and_then(|recorded| {
             Self::checked(

@@ -115,6 +115,11 @@ pub trait Companion<Scalar: PrimeField>: Default + Send {
     );
     /// A sub-circuit's pass, appended.
     fn extend(&mut self, other: &Self);
+    /// The memory this companion could not have, if it ran out (the circuit was told with
+    /// an I/O error).
+    fn memory_error(&self) -> Option<Error> {
+        None
+    }
 }
 
 /// Records the structure only: value closures are never run, as for parameter generation.
@@ -203,6 +208,10 @@ impl<Scalar: PrimeField> Companion<Scalar> for ProvingAssignment<Scalar> {
     fn extend(&mut self, other: &Self) {
         ConstraintSystem::extend(self, other)
     }
+
+    fn memory_error(&self) -> Option<Error> {
+        ProvingAssignment::memory_error(self)
+    }
 }
 
 /// Why a recording failed; kept until the recording is finished, since `enforce` and
@@ -212,6 +221,7 @@ enum Fault {
     Unallocated(Unallocated),
     Limit(Limit),
     ExtendWithoutOne,
+    OutOfMemory { what: &'static str, elements: u64 },
 }
 
 impl From<Fault> for Error {
@@ -220,8 +230,23 @@ impl From<Fault> for Error {
             Fault::Unallocated(fault) => fault.into(),
             Fault::Limit(limit) => Error::Limit(limit),
             Fault::ExtendWithoutOne => Error::ExtendWithoutOne,
+            Fault::OutOfMemory { what, elements } => Error::OutOfMemory { what, elements },
         }
     }
+}
+
+/// Room for `additional` more elements, reserved fallibly (doubling as `Vec` does).
+#[inline]
+fn room<T>(vector: &mut Vec<T>, additional: usize, what: &'static str) -> Result<(), Fault> {
+    if vector.capacity() - vector.len() >= additional {
+        return Ok(());
+    }
+    vector
+        .try_reserve(additional)
+        .map_err(|_| Fault::OutOfMemory {
+            what,
+            elements: additional as u64,
+        })
 }
 
 /// A constraint system that records constraints into matrices, with a [`Companion`] that
@@ -276,6 +301,17 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
         (recorded, self.companion)
     }
 
+    /// The memory the recorder or its companion could not have, if either ran out.
+    pub(crate) fn memory_error(&self) -> Option<Error> {
+        match &self.fault {
+            Some(Fault::OutOfMemory { what, elements }) => Some(Error::OutOfMemory {
+                what,
+                elements: *elements,
+            }),
+            _ => self.companion.memory_error(),
+        }
+    }
+
     fn note(&mut self, fault: Fault) {
         self.fault.get_or_insert(fault);
     }
@@ -287,6 +323,10 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
         let matrix = &mut self.matrices[side as usize];
         let dictionary = &mut self.dictionary;
         let at = |kind| Position { row, side, kind };
+        let terms = lc.input_terms().len() + lc.aux_terms().len();
+        room(&mut matrix.columns, terms, "recorded terms")?;
+        room(&mut matrix.coeff_ids, terms, "recorded terms")?;
+        room(&mut matrix.row_starts, 1, "recorded rows")?;
         append_terms(
             matrix,
             dictionary,
@@ -378,6 +418,12 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
+        // Out of memory the recording cannot go on: the circuit stops here.
+        if let Some(Fault::OutOfMemory { .. }) = self.fault {
+            return Err(SynthesisError::IoError(
+                std::io::ErrorKind::OutOfMemory.into(),
+            ));
+        }
         self.companion.alloc(f)?;
         self.aux += 1;
         Ok(Variable::new_unchecked(Index::Aux(self.aux - 1)))
@@ -405,17 +451,18 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         let a = a(self.lcs.fresh());
         let b = b(self.lcs.fresh());
         let c = c(self.lcs.fresh());
-        let row = self.rows();
-        for (side, lc) in [(Side::A, &a), (Side::B, &b), (Side::C, &c)] {
-            if let Err(fault) = self.append(side, lc) {
-                // Keep the three matrices the same height: the row is recorded empty.
-                self.note(fault);
-                for matrix in &mut self.matrices {
-                    matrix.truncate_rows(row);
-                    let end = matrix.row_starts[row];
-                    matrix.row_starts.push(end);
+        // Once a recording has failed it records nothing more (the first fault is its
+        // error; pushing further rows could itself run out of memory).
+        if self.fault.is_none() {
+            let row = self.rows();
+            for (side, lc) in [(Side::A, &a), (Side::B, &b), (Side::C, &c)] {
+                if let Err(fault) = self.append(side, lc) {
+                    self.note(fault);
+                    for matrix in &mut self.matrices {
+                        matrix.truncate_rows(row);
+                    }
+                    break;
                 }
-                break;
             }
         }
         self.companion.enforce(&a, &b, &c);

@@ -41,6 +41,18 @@ impl<Scalar> Witness<Scalar> {
     }
 }
 
+/// `values` with room for one more, or the error a circuit is told when memory ran out
+/// (evaluation reserves the recorded counts up front, so it meets this only when a circuit
+/// allocates more than its recording).
+#[inline]
+fn room_for_one<Scalar>(
+    values: &mut Vec<Scalar>,
+    what: &'static str,
+) -> Result<(), SynthesisError> {
+    crate::vectors::room_for_one(values, what)
+        .map_err(|_| SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into()))
+}
+
 fn append_zeros<Scalar: PrimeField>(values: &mut Vec<Scalar>, n: usize) -> &mut [Scalar] {
     let start = values.len();
     values.resize(start + n, Scalar::ZERO);
@@ -66,6 +78,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
+        room_for_one(&mut self.aux, "aux values")?;
         self.aux.push(f()?);
         Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
     }
@@ -76,6 +89,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
+        room_for_one(&mut self.inputs, "input values")?;
         self.inputs.push(f()?);
         Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
     }

@@ -1,8 +1,11 @@
-//! Peak heap of synthesize + prove against bellperson's `create_proof` for the same circuit
-//! and randomness: `prove` consumes the vectors (a, b and c move into the FFT domain, the
-//! aux values go once their representations exist), so ours must not hold more; keeping the
-//! storage for the next synthesis costs a bounded amount more. One test in
-//! this binary, so the process-wide heap counters measure nothing else.
+//! Peak heap against bellperson's for the same circuits and randomness. `prove` consumes the
+//! vectors (a, b and c move into the FFT domain, the aux values go once their
+//! representations exist), so ours must not hold more; keeping the storage for the next
+//! synthesis costs a bounded amount more. The drop-in, warm, allocates a, b and c with the
+//! FFT domain's capacity, so proving never copies them into a bigger allocation; and it
+//! proves a batch with at most the members in flight holding vectors, where bellperson
+//! holds every member's. One test in this binary, so the process-wide heap counters measure
+//! nothing else.
 
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use bellperson::groth16;
@@ -10,6 +13,7 @@ use blstrs::{Bls12, Scalar as Fr};
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
+use synthpool::groth16::{set_in_flight, v0_27 as dropin};
 use synthpool::prover::v0_27::{prove, prove_keeping_buffers, random_rs};
 use synthpool_bench::alloc;
 
@@ -96,4 +100,71 @@ fn synthesize_and_prove_hold_no_more_heap_than_bellperson() {
         kept_ratio <= 1.35,
         "keeping the storage {kept_peak} bytes, bellperson's {bellperson_peak}"
     );
+
+    batches_in_bounded_memory(&params, &circuit_of, &mut rng);
+}
+
+fn circuit_of(x: u64) -> Squares {
+    Squares {
+        x: Some(Fr::from(x)),
+        steps: (1 << 14) - 4,
+    }
+}
+
+/// The drop-in against bellperson's `create_proof_batch`: warm on a batch of one, and at
+/// two members in flight on batches of up to ten.
+fn batches_in_bounded_memory(
+    params: &groth16::Parameters<Bls12>,
+    circuit_of: &dyn Fn(u64) -> Squares,
+    rng: &mut XorShiftRng,
+) {
+    let batch = |n: usize| (0..n as u64).map(|i| circuit_of(i + 2)).collect::<Vec<_>>();
+    let mib = |bytes: u64| bytes as f64 / (1 << 20) as f64;
+    let (r, s) = random_rs::<Fr>(10, rng);
+    let theirs = |n: usize| {
+        alloc::peak_during(|| {
+            groth16::create_proof_batch(batch(n), params, r[..n].to_vec(), s[..n].to_vec()).unwrap()
+        })
+    };
+    let ours = |n: usize| {
+        alloc::peak_during(|| {
+            dropin::create_proof_batch(batch(n), params, r[..n].to_vec(), s[..n].to_vec()).unwrap()
+        })
+    };
+    // Cold: the structure is recorded and trusted; what follows is warm.
+    ours(1);
+    let (expected, bellperson_one) = theirs(1);
+    let (proofs, drop_in_one) = ours(1);
+    assert_eq!(proofs, expected);
+    let warm = drop_in_one as f64 / bellperson_one as f64;
+    println!(
+        "batch of one: drop-in (warm) {:.1} MiB, bellperson {:.1} MiB ({warm:.3}x)",
+        mib(drop_in_one),
+        mib(bellperson_one)
+    );
+    assert!(
+        warm <= 1.05,
+        "warm drop-in {drop_in_one}, bellperson {bellperson_one}"
+    );
+
+    set_in_flight(2).unwrap();
+    for n in [2, 4, 10] {
+        let (expected, bellperson) = theirs(n);
+        let (proofs, drop_in) = ours(n);
+        assert_eq!(proofs, expected, "{n} members");
+        let (theirs_growth, ours_growth) = (
+            bellperson as f64 / bellperson_one as f64,
+            drop_in as f64 / drop_in_one as f64,
+        );
+        println!(
+            "batch of {n}: drop-in at 2 in flight {:.1} MiB ({ours_growth:.2}x its batch of \
+             one), bellperson {:.1} MiB ({theirs_growth:.2}x)",
+            mib(drop_in),
+            mib(bellperson)
+        );
+        assert!(
+            ours_growth <= 2.5,
+            "{n} members at 2 in flight: {drop_in} bytes, one member {drop_in_one}"
+        );
+    }
 }
