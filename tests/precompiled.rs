@@ -668,9 +668,7 @@ fn growth_past_the_memory_limit_is_an_error() {
     if std::env::var(GROWING).is_ok() {
         let ballast: Vec<u8> = Vec::with_capacity((3usize << 30) + (7 << 27));
         let n = 40_000_000;
-        let direct = synthpool::synthesize::<Fr, _>(Growing { n })
-            .err()
-            .expect("ran out");
+        let direct = synthpool::synthesize::<Fr, _>(Growing { n }).expect_err("ran out");
         assert!(matches!(direct, Error::OutOfMemory { .. }), "{direct}");
         let recorded = Recording::<Fr>::record(Growing { n })
             .err()
