@@ -17,8 +17,8 @@ use std::cell::RefCell;
 use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
-use synthpool::pool::PoolStats;
 use synthpool::precompiled::{ProvingBuffers, Recording};
+use synthpool::PoolStats;
 use synthpool::{ProverVectors, Shape, SynthesisOptions};
 use synthpool_bench::alloc;
 use synthpool_bench::circuits::GadgetSet;

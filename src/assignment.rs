@@ -3,7 +3,7 @@
 //!
 //! It computes exactly what bellperson's private prover assignment computes, field for field
 //! and bit for bit; what differs is how: the linear-combination buffers of every `enforce`
-//! come from an owner-local [`LcPool`], the evaluation kernel is selectable, and the vectors
+//! come from an owner-local pool (one assignment, one thread), the evaluation kernel is selectable, and the vectors
 //! can be pre-sized from an earlier synthesis of the same circuit shape.
 
 use bellpepper_core::{
@@ -23,7 +23,7 @@ use crate::vectors::{reserve_density, room_for_one, ProverVectors, Shape, MIN_GR
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SynthesisOptions {
-    /// Recycle linear-combination buffers through an [`LcPool`] (else every `enforce` starts
+    /// Recycle linear-combination buffers through an owner-local pool (else every `enforce` starts
     /// from fresh, empty combinations, as bellperson does).
     pub pool: bool,
     /// The evaluation kernel.

@@ -2,7 +2,7 @@
 //!
 //! - [`synthesize`] / [`synthesize_batch`]: direct synthesis into [`ProverVectors`] through
 //!   [`ProvingAssignment`], a constraint system that evaluates each constraint as it is
-//!   enforced, drawing its linear-combination buffers from an owner-local [`pool::LcPool`].
+//!   enforced, drawing its linear-combination buffers from an owner-local pool.
 //! - [`precompiled`]: record a circuit's R1CS once, then synthesize each proof by witness
 //!   generation and sparse evaluation.
 //! - [`sha256`]: the SHA-256 family, constraint-identical to bellperson's, allocation-free,
@@ -12,17 +12,17 @@
 //! - `prover` and `groth16` (with the `bellperson-0.26` or `bellperson-0.27` feature):
 //!   proving from [`ProverVectors`], and drop-ins for bellperson's batch provers that
 //!   synthesize through recordings that earned trust, a bounded number of members at a time.
-//! - [`eval`]: the evaluation kernels of direct synthesis, selectable at run time.
+//! - [`EvalKernel`]: the evaluation kernels of direct synthesis, selectable at run time.
 
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod assignment;
 pub mod error;
-pub mod eval;
+mod eval;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
 pub mod groth16;
-pub mod pool;
+mod pool;
 #[cfg(feature = "neptune-11")]
 pub mod poseidon;
 pub mod precompiled;
@@ -36,6 +36,7 @@ pub mod vectors;
 pub use assignment::{ProvingAssignment, SynthesisOptions};
 pub use error::Error;
 pub use eval::EvalKernel;
+pub use pool::PoolStats;
 pub use synthesize::{
     synthesize, synthesize_batch, synthesize_batch_each, synthesize_batch_with, synthesize_with,
 };

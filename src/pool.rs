@@ -90,7 +90,8 @@ impl<T> VecPool<T> {
     }
 
     /// Number of buffers waiting in the free list.
-    pub fn free_buffers(&self) -> usize {
+    #[cfg(test)]
+    fn free_buffers(&self) -> usize {
         self.free.len()
     }
 }

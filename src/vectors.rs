@@ -20,6 +20,12 @@ pub struct Shape {
 }
 
 /// The vectors a Groth16 prover takes from synthesis.
+///
+/// The densities are ec-gpu-gen's `DensityTracker` (0.7, the release bellperson 0.26 and
+/// 0.27 both use), held as they are because that is what bellperson's multi-exponentiation
+/// takes: a type of our own would cost a conversion per proof of bitmaps the size of the
+/// aux values. It ties this type to that release; a bellperson on another ec-gpu-gen would
+/// need a new release of this crate anyway, since proving is built on bellperson's API.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProverVectors<Scalar> {
     /// A·w for every constraint.

@@ -26,7 +26,7 @@ use ff::PrimeField;
 pub enum EvalKernel {
     /// Plain loop over the terms.
     Portable,
-    /// The same loop, prefetching the assignment value of the term [`PREFETCH_DISTANCE`]
+    /// The same loop, prefetching the assignment value of the term four
     /// positions ahead.
     Prefetch,
     /// The plain loop with the bit-value fast path.

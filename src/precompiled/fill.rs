@@ -81,7 +81,7 @@ where
     if results.is_some() {
         for vector in [a, b, c] {
             // SAFETY: every chunk wrote all of its slots (checked just above), in order
-            // and only through `Emit::extend` (invariants 1 and 2), so elements `0..len` are
+            // and only through `Emit::emit` (invariants 1 and 2), so elements `0..len` are
             // initialized; `len` is within the capacity reserved above.
             unsafe { vector.set_len(len) };
         }

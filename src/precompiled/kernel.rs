@@ -28,85 +28,17 @@ use super::coefficients::{
     CoefficientTable, FieldClass, IntegerField, LARGE_GENERAL, LARGE_NEGATIVE, LARGE_TWO,
     SECOND_POWER, SMALL_MIN, SMALL_SUMS,
 };
-use super::fill::{fill_three, Emit};
+use super::fill::fill_three;
+use super::kinds::{ValueKinds, KIND_ONE, KIND_ZERO};
+use super::layout::{BlockClass, MatrixLayout, RowSet, BLOCK};
 use super::matrix::Matrix;
+use super::output::{BlockOutput, Fresh, InPlace};
 use super::runs::{PowerRuns, RunRow};
-use super::wide::{convert, WideRows};
-use crate::error::Error;
-use crate::vectors::reserve;
+use super::sums::{add_at, add_power, field_satisfied, satisfied, NOT_INTEGER};
+use super::wide::WideRows;
 
 /// Rows evaluated per rayon task.
 const ROWS_PER_TASK: usize = 4096;
-
-/// A witness value is zero, one, or something else.
-const KIND_ZERO: u8 = 0;
-const KIND_ONE: u8 = 1;
-const KIND_OTHER: u8 = 2;
-
-/// The kind of every witness value, one byte each, aux values first, then inputs: a row of
-/// bits reads a byte per term instead of a 32-byte field element (the byte map of a SHA-256
-/// witness stays in cache).
-#[derive(Default)]
-pub(crate) struct ValueKinds {
-    /// Aux kinds, input kinds (so a column's position indexes it), then padding to a power
-    /// of two, so that a position masked by `mask` indexes it without a bounds check.
-    kinds: Vec<u8>,
-    mask: usize,
-    /// Per matrix, the integers of the values its wide rows read, one per slot.
-    wide: [Vec<[u64; 4]>; 3],
-}
-
-impl ValueKinds {
-    /// Classifies every value of `aux` and `inputs`, reusing this scratch's storage.
-    pub(crate) fn classify<Scalar: PrimeField>(
-        &mut self,
-        inputs: &[Scalar],
-        aux: &[Scalar],
-    ) -> Result<(), Error> {
-        let padded = (aux.len() + inputs.len()).next_power_of_two();
-        self.kinds.clear();
-        reserve(&mut self.kinds, padded, "value kinds")?;
-        self.kinds.resize(padded, KIND_OTHER);
-        self.mask = padded - 1;
-        let (aux_kinds, input_kinds) = self.kinds.split_at_mut(aux.len());
-        for (kinds, values) in [(aux_kinds, aux), (input_kinds, inputs)] {
-            kinds
-                .par_chunks_mut(1 << 16)
-                .zip(values.par_chunks(1 << 16))
-                .for_each(|(kinds, values)| {
-                    for (kind, value) in kinds.iter_mut().zip(values) {
-                        *kind = if *value == Scalar::ZERO {
-                            KIND_ZERO
-                        } else if *value == Scalar::ONE {
-                            KIND_ONE
-                        } else {
-                            KIND_OTHER
-                        };
-                    }
-                });
-        }
-        Ok(())
-    }
-
-    /// Converts the values the wide rows of each matrix read to integers (fields with the
-    /// integer path only).
-    pub(crate) fn convert_wide<Scalar: PrimeField>(
-        &mut self,
-        layouts: &[MatrixLayout; 3],
-        values: [&[Scalar]; 2],
-    ) -> Result<(), Error> {
-        for (layout, out) in layouts.iter().zip(&mut self.wide) {
-            convert(layout.wide.positions(), values, out)?;
-        }
-        Ok(())
-    }
-
-    /// The kind map, exactly `mask + 1` long.
-    #[inline(always)]
-    fn map(&self) -> &[u8] {
-        &self.kinds[..=self.mask]
-    }
-}
 
 /// Everything one row evaluation reads.
 struct Rows<'a, Scalar> {
@@ -332,49 +264,6 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             }
             None => self.constraints(matrices, first, rows, out, FieldSum { rows: self }),
         }
-    }
-}
-
-/// Where a chunk's rows are written, a block at a time.
-trait BlockOutput<Scalar> {
-    /// Where rows `offset..offset + count` of the chunk go, for A, B and C.
-    fn block(&mut self, offset: usize, count: usize) -> [&mut [Scalar]; 3];
-    /// The block just written is final.
-    fn commit(&mut self, count: usize);
-}
-
-/// Rows written in place, over the previous proof's values.
-struct InPlace<'a, Scalar>([&'a mut [Scalar]; 3]);
-
-impl<Scalar> BlockOutput<Scalar> for InPlace<'_, Scalar> {
-    #[inline(always)]
-    fn block(&mut self, offset: usize, count: usize) -> [&mut [Scalar]; 3] {
-        let [a, b, c] = &mut self.0;
-        let range = offset..offset + count;
-        [&mut a[range.clone()], &mut b[range.clone()], &mut c[range]]
-    }
-
-    #[inline(always)]
-    fn commit(&mut self, _: usize) {}
-}
-
-/// Rows of fresh vectors: a block is evaluated here, then written out once.
-struct Fresh<'a, 'b, Scalar> {
-    emit: &'a mut Emit<'b, Scalar>,
-    values: [[Scalar; BLOCK]; 3],
-}
-
-impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
-    #[inline(always)]
-    fn block(&mut self, _: usize, count: usize) -> [&mut [Scalar]; 3] {
-        let [a, b, c] = &mut self.values;
-        [&mut a[..count], &mut b[..count], &mut c[..count]]
-    }
-
-    #[inline(always)]
-    fn commit(&mut self, count: usize) {
-        let [a, b, c] = &self.values;
-        self.emit.emit([&a[..count], &b[..count], &c[..count]]);
     }
 }
 
@@ -609,125 +498,6 @@ fn unit_rows(matrix: &Matrix, first: usize, integers: &mut [i64], kinds: &ValueK
     all_small
 }
 
-/// What the rows of a block of [`BLOCK`] rows of one matrix are made of, which picks the
-/// loop that sums them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BlockClass {
-    /// Every row is one term of coefficient 1: its sum is the value's kind.
-    Unit,
-    /// Every coefficient is small: no term needs checking for a large one.
-    Small,
-    /// Some coefficient is large.
-    Mixed,
-}
-
-/// What evaluation derives from a matrix once, when a recording is built or loaded.
-pub(crate) struct MatrixLayout {
-    /// The class of every block of [`BLOCK`] rows, from row 0.
-    classes: Vec<BlockClass>,
-    /// The runs of powers of two in the rows the common loop leaves.
-    runs: PowerRuns,
-    /// The rows holding a general coefficient, summed in the field.
-    general: RowSet,
-    /// Those of them with a general coefficient on a variable, summed as wide integers.
-    wide: WideRows,
-}
-
-/// A set of rows, one bit each.
-#[derive(Default)]
-pub(crate) struct RowSet {
-    words: Vec<u64>,
-}
-
-impl RowSet {
-    /// The rows of `matrix` for which `pick` holds of some coefficient id.
-    fn of(matrix: &Matrix, pick: impl Fn(u16) -> bool) -> Self {
-        let mut words = vec![0u64; matrix.rows().div_ceil(64)];
-        for row in 0..matrix.rows() {
-            let terms = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
-            if matrix.coeff_ids[terms].iter().any(|&id| pick(id)) {
-                words[row / 64] |= 1 << (row % 64);
-            }
-        }
-        // A matrix without such rows holds no bitmap.
-        if words.iter().all(|&word| word == 0) {
-            words = Vec::new();
-        }
-        RowSet { words }
-    }
-
-    #[inline]
-    fn holds(&self, row: usize) -> bool {
-        self.words
-            .get(row / 64)
-            .is_some_and(|word| word >> (row % 64) & 1 == 1)
-    }
-}
-
-impl MatrixLayout {
-    /// The layout of `matrix`, whose coefficient ids index `table` and whose constant one
-    /// is at position `one` (the aux count).
-    pub(crate) fn new<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>, one: u32) -> Self {
-        let classes = block_classes(matrix, table);
-        let runs = match table.integers {
-            Some(_) => {
-                // Only a block with a large coefficient can hold a row the common loop
-                // leaves for one.
-                let mixed = classes
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &c)| c == BlockClass::Mixed);
-                let rows = mixed
-                    .flat_map(|(block, _)| BLOCK * block..matrix.rows().min(BLOCK * (block + 1)));
-                PowerRuns::find(matrix, rows, |id| table.is_large(id), |id| table.powers(id))
-            }
-            None => PowerRuns::default(),
-        };
-        let (general, wide) = match table.integers {
-            Some(_) => (
-                RowSet::of(matrix, |id| table.is_general(id)),
-                WideRows::new(matrix, one, |id| table.is_general(id)),
-            ),
-            None => Default::default(),
-        };
-        MatrixLayout {
-            classes,
-            runs,
-            general,
-            wide,
-        }
-    }
-
-    /// Bytes held.
-    pub(crate) fn bytes(&self) -> usize {
-        self.classes.len() + self.runs.bytes() + 8 * self.general.words.len() + self.wide.bytes()
-    }
-}
-
-/// The class of every block of [`BLOCK`] rows of `matrix`, from row 0.
-fn block_classes<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> Vec<BlockClass> {
-    let starts = &matrix.row_starts;
-    let coefficient = |term: usize| table.small[usize::from(matrix.coeff_ids[term])];
-    (0..matrix.rows())
-        .step_by(BLOCK)
-        .map(|first| {
-            let last = matrix.rows().min(first + BLOCK);
-            let unit = (first..last).all(|row| {
-                let (start, end) = (starts[row] as usize, starts[row + 1] as usize);
-                end == start + 1 && coefficient(start) == 1
-            });
-            let terms = starts[first] as usize..starts[last] as usize;
-            if unit {
-                BlockClass::Unit
-            } else if terms.into_iter().all(|term| coefficient(term) > SMALL_MIN) {
-                BlockClass::Small
-            } else {
-                BlockClass::Mixed
-            }
-        })
-        .collect()
-}
-
 /// Field sums throughout.
 struct FieldSum<'a, 'b, Scalar> {
     rows: &'a Rows<'b, Scalar>,
@@ -755,64 +525,6 @@ impl<Scalar: PrimeField> RowSum<Scalar> for FieldSum<'_, '_, Scalar> {
     fn finish(&self, [a, b, c]: [&mut [Scalar]; 3], _: &[[i64; BLOCK]; 3]) -> Option<usize> {
         let mut rows = a.iter().zip(b.iter()).zip(c.iter());
         rows.position(|((a, b), c)| !field_satisfied(a, b, c))
-    }
-}
-
-/// Rows evaluated per pass over one matrix.
-const BLOCK: usize = 256;
-
-/// Marks a row whose sum is not an integer: no integer sum reaches it (a row holds fewer
-/// than 2^32 terms, each below 2^31 in magnitude).
-const NOT_INTEGER: i64 = i64::MIN;
-
-/// `acc += value * 2^(64 * limb)`, with carries, in 320 bits. A row's large terms stay far
-/// below 2^320: fewer than 2^32 of them, each below 2^256.
-#[inline]
-fn add_at(acc: &mut [u64; 5], limb: usize, value: u128) {
-    let mut carry = value;
-    for limb in &mut acc[limb..] {
-        let sum = u128::from(*limb) + (carry & u128::from(u64::MAX));
-        *limb = sum as u64;
-        carry = (carry >> 64) + (sum >> 64);
-        if carry == 0 {
-            break;
-        }
-    }
-}
-
-/// `kind * 2^k` added to `powers`, for the power `k` and sign an entry gives in its low
-/// 9 bits: `powers[8 * sign + q]` counts multiples of `2^(32 q)`, here `q = k / 32`, and
-/// each term adds below 2^32 to it, so a row of fewer than 2^32 terms cannot overflow it.
-/// No carry to follow, no branch: the row's sum is put together once, at its end.
-#[inline(always)]
-fn add_power(powers: &mut [u64; 16], entry: i64, kind: u8) {
-    // Bits 5-7 of the entry are `q`, bit 8 the sign; `wrapping_shl` takes `k % 32`.
-    let lane = (entry as usize >> 5) & 15;
-    powers[lane] += u64::from(u32::from(kind).wrapping_shl(entry as u32));
-}
-
-/// Whether `a * b = c`: in integers when all three rows are integers (exact, since sums
-/// that small cannot wrap around the field's order), else in the field.
-#[inline(always)]
-fn satisfied<Scalar: PrimeField>(sums: (i64, i64, i64), [a, b, c]: [&Scalar; 3]) -> bool {
-    match sums {
-        (NOT_INTEGER, _, _) | (_, NOT_INTEGER, _) | (_, _, NOT_INTEGER) => field_satisfied(a, b, c),
-        // Products of two i64 fit an i128, far below the field's order.
-        (x, y, z) => i128::from(x) * i128::from(y) == i128::from(z),
-    }
-}
-
-/// `a * b = c` in the field, skipping the multiplication for factors zero and one.
-#[inline]
-fn field_satisfied<Scalar: PrimeField>(a: &Scalar, b: &Scalar, c: &Scalar) -> bool {
-    if *a == Scalar::ZERO || *b == Scalar::ZERO {
-        *c == Scalar::ZERO
-    } else if *a == Scalar::ONE {
-        c == b
-    } else if *b == Scalar::ONE {
-        c == a
-    } else {
-        *a * b == *c
     }
 }
 

@@ -43,9 +43,13 @@ mod coefficients;
 mod file;
 mod fill;
 mod kernel;
+mod kinds;
+mod layout;
 mod matrix;
+mod output;
 mod record;
 mod runs;
+mod sums;
 mod wide;
 mod witness;
 
@@ -61,7 +65,8 @@ use self::record::{Companion, Recorder, StructureOnly};
 
 use self::claims::Claims;
 use self::coefficients::CoefficientTable;
-use self::kernel::{MatrixLayout, ValueKinds};
+use self::kinds::ValueKinds;
+use self::layout::MatrixLayout;
 use self::matrix::validate;
 use crate::assignment::ProvingAssignment;
 use crate::error::Error;

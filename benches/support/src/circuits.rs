@@ -7,7 +7,7 @@
 //!   with the path bits as public inputs.
 //! - [`Mixed`]: labels and paths together, sized by one parameter.
 //!
-//! - [`crate::porep::Porep`]: a PoRep partition's whole mix (labeling, tree_d, column hashes
+//! - [`crate::porep::Partition`]: a PoRep partition's whole mix (labeling, tree_d, column hashes
 //!   and Poseidon inclusion paths), in its own module.
 //!
 //! Each exists in every [`GadgetSet`]: built with the upstream gadgets (bellperson's SHA-256,

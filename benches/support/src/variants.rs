@@ -10,8 +10,8 @@ use bellpepper_core::{
 use blstrs::Scalar as Fr;
 use ff::PrimeField;
 use rayon::prelude::*;
-use synthpool::pool::PoolStats;
 use synthpool::precompiled::{ProvingBuffers, Recording, Witness};
+use synthpool::PoolStats;
 use synthpool::{Error, EvalKernel, ProverVectors, ProvingAssignment, Shape, SynthesisOptions};
 
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};

@@ -1,0 +1,48 @@
+//! Where evaluated rows go, a block at a time: over the previous proof's vectors in place,
+//! or into fresh vectors, each block written out once (`fill`).
+
+use super::fill::Emit;
+use super::layout::BLOCK;
+
+/// Where a chunk's rows are written, a block at a time.
+pub(super) trait BlockOutput<Scalar> {
+    /// Where rows `offset..offset + count` of the chunk go, for A, B and C.
+    fn block(&mut self, offset: usize, count: usize) -> [&mut [Scalar]; 3];
+    /// The block just written is final.
+    fn commit(&mut self, count: usize);
+}
+
+/// Rows written in place, over the previous proof's values.
+pub(super) struct InPlace<'a, Scalar>(pub(super) [&'a mut [Scalar]; 3]);
+
+impl<Scalar> BlockOutput<Scalar> for InPlace<'_, Scalar> {
+    #[inline(always)]
+    fn block(&mut self, offset: usize, count: usize) -> [&mut [Scalar]; 3] {
+        let [a, b, c] = &mut self.0;
+        let range = offset..offset + count;
+        [&mut a[range.clone()], &mut b[range.clone()], &mut c[range]]
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, _: usize) {}
+}
+
+/// Rows of fresh vectors: a block is evaluated here, then written out once.
+pub(super) struct Fresh<'a, 'b, Scalar> {
+    pub(super) emit: &'a mut Emit<'b, Scalar>,
+    pub(super) values: [[Scalar; BLOCK]; 3],
+}
+
+impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
+    #[inline(always)]
+    fn block(&mut self, _: usize, count: usize) -> [&mut [Scalar]; 3] {
+        let [a, b, c] = &mut self.values;
+        [&mut a[..count], &mut b[..count], &mut c[..count]]
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, count: usize) {
+        let [a, b, c] = &self.values;
+        self.emit.emit([&a[..count], &b[..count], &c[..count]]);
+    }
+}
