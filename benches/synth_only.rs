@@ -9,9 +9,16 @@
 //! - `SYNTH_VARIANTS`: comma-separated variant names (default: all)
 //! - `SYNTH_REPS`: timed repetitions per variant for the report (default 5)
 //! - `SYNTH_CRITERION=0`: skip the criterion pass, report only
+//! - `SYNTH_BATCHES`: members of the proved batches, comma-separated (default `2,4,10`;
+//!   `0` skips the batch section)
+//! - `SYNTH_BATCH_CIRCUIT`: the batches' member, a circuit name with an optional `:size`
+//!   (default `merkle:2`)
 //!
-//! The report (one table per circuit) goes to stdout and, as JSON, to
-//! `target/synth_only/report.json`.
+//! The batch section proves batches of one circuit with bellperson's
+//! `create_random_proof_batch` and with the drop-in at 1, 2 and the batch size members in
+//! flight (same randomness, proofs checked identical), after one cold batch that records;
+//! it reports each batch's wall time and peak heap. The report (one table per circuit, then
+//! the batches) goes to stdout and, as JSON, to `target/synth_only/report.json`.
 
 use std::cell::RefCell;
 use std::time::Instant;
@@ -21,6 +28,7 @@ use synthpool::precompiled::{ProvingBuffers, Recording};
 use synthpool::PoolStats;
 use synthpool::{ProverVectors, Shape, SynthesisOptions};
 use synthpool_bench::alloc;
+use synthpool_bench::batches::{BatchRow, Batches};
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::counters;
 use synthpool_bench::report::{Report, Row};
@@ -58,6 +66,46 @@ fn workloads() -> Vec<Workload> {
         .iter()
         .map(|name| or_exit(Workload::by_name(name, size)))
         .collect()
+}
+
+/// The batch section's member and batch sizes, or `None` when it is skipped.
+fn batch_plan() -> Option<(Workload, Vec<usize>)> {
+    let sizes: Vec<usize> = env_list("SYNTH_BATCHES")
+        .unwrap_or_else(|| vec!["2".into(), "4".into(), "10".into()])
+        .iter()
+        .map(|n| {
+            n.parse()
+                .map_err(|_| format!("SYNTH_BATCHES: `{n}` is not a number of members"))
+        })
+        .map(or_exit)
+        .collect();
+    if sizes.contains(&0) {
+        return None;
+    }
+    let circuit = std::env::var("SYNTH_BATCH_CIRCUIT").unwrap_or_else(|_| "merkle:2".into());
+    let (name, size) = match circuit.split_once(':') {
+        None => (circuit.as_str(), None),
+        Some((name, size)) => (
+            name,
+            Some(or_exit(size.parse().map_err(|_| {
+                format!("SYNTH_BATCH_CIRCUIT: `{size}` is not a size")
+            }))),
+        ),
+    };
+    Some((or_exit(Workload::by_name(name, size)), sizes))
+}
+
+fn batches() -> Vec<BatchRow> {
+    let Some((workload, sizes)) = batch_plan() else {
+        return Vec::new();
+    };
+    let batches = or_exit(Batches::new(workload));
+    println!(
+        "\nbatches: parameters for {} generated in {:.1} s",
+        workload.label(),
+        batches.setup_s
+    );
+    or_exit(batches.measure(&sizes))
 }
 
 fn variants() -> Vec<Variant> {
@@ -281,11 +329,13 @@ fn main() {
         .iter()
         .flat_map(|w| measure(w, &variants, reps, &mut counters))
         .collect();
+    let batches = batches();
     let report = Report {
         schema: synthpool_bench::report::SCHEMA,
         allocator: alloc::NAME,
         hardware_counters: counters.unavailable.as_deref(),
         rows: &rows,
+        batches: &batches,
     };
     print!("{}", report.table());
     let path =

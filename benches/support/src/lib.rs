@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod alloc;
+pub mod batches;
 pub mod circuits;
 pub mod counters;
 pub mod porep;

@@ -1,10 +1,12 @@
 //! The synth_only report: one table per circuit for people, JSON for scripts.
 //!
-//! JSON schema ([`SCHEMA`] = 3; 2 added the pre-compiled figures, 3 their nonzeros per
-//! constraint): an object with `schema`, `allocator` ("jemalloc" or
-//! "system"), `hardware_counters` (null, or why hardware counters were unavailable) and
-//! `rows`, one per circuit and variant, with exactly the fields of [`Row`]. Optional figures
-//! are null when not measured. Field names are stable; a change bumps [`SCHEMA`].
+//! JSON schema ([`SCHEMA`] = 4; 2 added the pre-compiled figures, 3 their nonzeros per
+//! constraint, 4 the batches): an object with `schema`, `allocator` ("jemalloc" or
+//! "system"), `hardware_counters` (null, or why hardware counters were unavailable),
+//! `rows`, one per circuit and variant, with exactly the fields of [`Row`], and `batches`,
+//! one per batch proved, with exactly the fields of [`BatchRow`] (empty when the batch
+//! section did not run). Optional figures are null when not measured. Field names are
+//! stable; a change bumps [`SCHEMA`].
 
 use std::fmt::Write;
 use std::io;
@@ -12,8 +14,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::batches::BatchRow;
+
 /// Version of the JSON layout.
-pub const SCHEMA: u32 = 3;
+pub const SCHEMA: u32 = 4;
 
 /// One circuit synthesized with one variant.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -78,6 +82,8 @@ pub struct Report<'a> {
     pub hardware_counters: Option<&'a str>,
     /// The measurements.
     pub rows: &'a [Row],
+    /// The batches proved.
+    pub batches: &'a [BatchRow],
 }
 
 fn cell(x: Option<f64>, digits: usize) -> String {
@@ -162,6 +168,32 @@ impl Report<'_> {
                 );
             }
         }
+        if let Some(first) = self.batches.first() {
+            let _ = writeln!(
+                out,
+                "\nbatches of {}, {} constraints per member (speedup: bellperson's wall time \
+                 over the row's; peak x1: over the same prover's batch of one)",
+                first.circuit, first.constraints
+            );
+            let _ = writeln!(
+                out,
+                "{:>7} {:<15} {:>9} {:>10} {:>8} {:>10} {:>8}",
+                "members", "prover", "in flight", "wall ms", "speedup", "peak MiB", "peak x1"
+            );
+            for b in self.batches {
+                let _ = writeln!(
+                    out,
+                    "{:>7} {:<15} {:>9} {:>10.0} {:>8.2} {:>10.1} {:>8.2}",
+                    b.members,
+                    b.prover,
+                    b.in_flight.map_or("-".into(), |k| k.to_string()),
+                    b.wall_ms,
+                    b.speedup_over_bellperson,
+                    b.peak_heap_bytes as f64 / (1 << 20) as f64,
+                    b.peak_over_batch_of_one
+                );
+            }
+        }
         out
     }
 
@@ -209,6 +241,20 @@ mod tests {
         ]
     }
 
+    fn batches() -> Vec<BatchRow> {
+        vec![BatchRow {
+            circuit: "merkle depth 1".into(),
+            constraints: 45904,
+            members: 10,
+            prover: "drop-in",
+            in_flight: Some(2),
+            wall_ms: 5000.0,
+            speedup_over_bellperson: 1.25,
+            peak_heap_bytes: 3 << 20,
+            peak_over_batch_of_one: 1.5,
+        }]
+    }
+
     #[test]
     fn table_has_a_row_per_variant_and_marks_missing_and_scaled_figures() {
         let rows = rows();
@@ -217,6 +263,7 @@ mod tests {
             allocator: "jemalloc",
             hardware_counters: Some("not available"),
             rows: &rows,
+            batches: &batches(),
         };
         let table = report.table();
         assert!(
@@ -230,6 +277,11 @@ mod tests {
         );
         let all = table.lines().find(|l| l.starts_with("all")).unwrap();
         assert!(all.contains("1.750") && all.ends_with("(scaled)"), "{all}");
+        let batch = table.lines().last().unwrap();
+        assert_eq!(
+            batch.split_whitespace().collect::<Vec<_>>(),
+            ["10", "drop-in", "2", "5000", "1.25", "3.0", "1.50"]
+        );
     }
 
     #[test]
@@ -240,9 +292,10 @@ mod tests {
             allocator: "system",
             hardware_counters: None,
             rows: &rows,
+            batches: &batches(),
         };
         let value: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
-        assert_eq!(value["schema"], 3);
+        assert_eq!(value["schema"], 4);
         assert_eq!(value["allocator"], "system");
         assert!(value["hardware_counters"].is_null());
         let row = &value["rows"][1];
@@ -283,6 +336,23 @@ mod tests {
         );
         assert_eq!(row["ipc"], 2.5);
         assert!(row["instructions_per_constraint"].is_null());
+        let batch = value["batches"][0].as_object().unwrap();
+        let mut keys: Vec<&str> = batch.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "circuit",
+                "constraints",
+                "in_flight",
+                "members",
+                "peak_heap_bytes",
+                "peak_over_batch_of_one",
+                "prover",
+                "speedup_over_bellperson",
+                "wall_ms",
+            ]
+        );
     }
 
     #[test]
@@ -293,6 +363,7 @@ mod tests {
             allocator: "jemalloc",
             hardware_counters: None,
             rows: &rows,
+            batches: &[],
         };
         let blocker = std::env::temp_dir().join(format!("synthpool-report-{}", std::process::id()));
         std::fs::write(&blocker, b"a file, not a directory").unwrap();
