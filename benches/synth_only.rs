@@ -13,6 +13,7 @@
 //!   `0` skips the batch section)
 //! - `SYNTH_BATCH_CIRCUIT`: the batches' member, a circuit name with an optional `:size`
 //!   (default `merkle:2`)
+//! - `SYNTH_REPORT`: where the JSON report goes (default `target/synth_only/report.json`)
 //!
 //! The batch section proves batches of one circuit with bellperson's
 //! `create_random_proof_batch` and with the drop-in at 1, 2 and the batch size members in
@@ -338,8 +339,10 @@ fn main() {
         batches: &batches,
     };
     print!("{}", report.table());
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/synth_only/report.json");
+    let path = std::env::var_os("SYNTH_REPORT").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/synth_only/report.json"),
+        std::path::PathBuf::from,
+    );
     match report.write_json(&path) {
         Ok(()) => println!("\nreport written to {}", path.display()),
         Err(e) => eprintln!("\nsynth_only: {e}"),

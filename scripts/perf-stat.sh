@@ -2,9 +2,9 @@
 # Tagged counter runs of the synth-only runner, and comparisons between two tags.
 #
 #   scripts/perf-stat.sh run --tag NAME [--variant V] [--circuit C] [--size N] [--reps N]
-#                            [--repeat N] [--rev GITREV] [--sim] [--desc TEXT]
+#                            [--repeat N] [--rev GITREV] [--sim] [--desc TEXT] [--dry-run]
 #   scripts/perf-stat.sh compare BASE HEAD
-#   scripts/perf-stat.sh kernel [--circuit C] [--size N] [--variant V] [--rev GITREV]
+#   scripts/perf-stat.sh kernel [--circuit C] [--size N] [--variant V] [--rev GITREV] [--dry-run]
 #   scripts/perf-stat.sh parse-perf FILE         (figures from `perf stat -x,` output)
 #   scripts/perf-stat.sh parse-cachegrind FILE   (figures from valgrind cachegrind stderr)
 #
@@ -15,6 +15,8 @@
 # Results are written to a temporary directory and renamed into place only when complete.
 # `kernel` counts (callgrind, deterministic) the instructions of pre-compiled evaluation alone
 # (`evaluate_rows`) per constraint and per nonzero: the difference of 3 and 1 repetitions.
+# --dry-run checks the arguments and prints the runner's arguments without building or
+# measuring anything.
 set -euo pipefail
 # Failures inside $(...) must stop the script too (a failed build must not measure a stale
 # binary).
@@ -30,7 +32,7 @@ die() {
 }
 
 usage() {
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -98,10 +100,20 @@ build_runner() { # build_runner REV -> prints the runner path
     build_in "$tree" "$root/target/perf-stat-build"
 }
 
+# dry_run REV ARGS... -> what a run would measure, without building or measuring.
+dry_run() {
+    local rev=$1
+    shift
+    echo "revision: ${rev:-the working tree}"
+    echo "runner arguments: $*"
+}
+
 cmd_run() {
     local tag="" variant=baseline circuit=labeling size="" reps=1 repeat=5 rev="" sim=0 desc=""
+    local dry=0
     while [[ $# -gt 0 ]]; do
         case $1 in
+            --dry-run) dry=1; shift ;;
             --tag) tag=${2:?--tag needs a value}; shift 2 ;;
             --variant) variant=${2:?--variant needs a value}; shift 2 ;;
             --circuit) circuit=${2:?--circuit needs a value}; shift 2 ;;
@@ -117,6 +129,12 @@ cmd_run() {
     [[ -n $tag ]] || die "run needs --tag NAME"
     [[ $tag =~ ^[A-Za-z0-9._-]+$ ]] || die "tag '$tag' may hold only letters, digits, '.', '_' and '-'"
     [[ -e $store/$tag ]] && die "tag '$tag' exists already in $store; pick another name or remove it"
+    local args=(--circuit "$circuit" --variant "$variant" --reps "$reps")
+    [[ -n $size ]] && args+=(--size "$size")
+    if [[ $dry == 1 ]]; then
+        dry_run "$rev" "${args[@]}"
+        return
+    fi
 
     local mode=perf
     if [[ $sim == 1 ]]; then
@@ -132,8 +150,6 @@ cmd_run() {
 
     local runner
     runner=$(build_runner "$rev") || exit 2
-    local args=(--circuit "$circuit" --variant "$variant" --reps "$reps")
-    [[ -n $size ]] && args+=(--size "$size")
     # Validate the arguments (unknown variant or circuit) before anything is recorded.
     "$runner" "${args[@]}" --reps 0 >/dev/null || die "the runner rejected: ${args[*]}"
 
@@ -246,9 +262,10 @@ cmd_compare() {
 }
 
 cmd_kernel() {
-    local variant=pce-reuse-1t circuit=merkle size=2 rev=""
+    local variant=pce-reuse-1t circuit=merkle size=2 rev="" dry=0
     while [[ $# -gt 0 ]]; do
         case $1 in
+            --dry-run) dry=1; shift ;;
             --variant) variant=${2:?--variant needs a value}; shift 2 ;;
             --circuit) circuit=${2:?--circuit needs a value}; shift 2 ;;
             --size) size=${2:?--size needs a value}; shift 2 ;;
@@ -256,10 +273,14 @@ cmd_kernel() {
             *) die "unknown argument '$1' for kernel" ;;
         esac
     done
+    local args=(--circuit "$circuit" --size "$size" --variant "$variant")
+    if [[ $dry == 1 ]]; then
+        dry_run "$rev" "${args[@]}"
+        return
+    fi
     command -v valgrind >/dev/null 2>&1 || die "valgrind is not installed (needed for kernel)"
     local runner
     runner=$(build_runner "$rev") || exit 2
-    local args=(--circuit "$circuit" --size "$size" --variant "$variant")
     local probe
     probe=$("$runner" "${args[@]}" --reps 0) || die "the runner rejected: ${args[*]}"
     grep -q "nonzeros_per_constraint=" <<<"$probe" ||

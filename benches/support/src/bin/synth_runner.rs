@@ -1,8 +1,9 @@
 //! Synthesizes one workload with one variant, for `scripts/perf-stat.sh` to run under
 //! `perf stat` or cachegrind.
 //!
-//! Usage: synth_runner [--circuit porep|poseidon|labeling|merkle|mixed] [--size N] [--variant NAME] [--reps N]
+//! Usage: synth_runner [--circuit porep|poseidon|labeling|merkle|mixed] [--size N] [--variant NAME] [--reps N] [--check]
 //!
+//! `--check` only checks the arguments (names the workload and variant, or fails).
 //! Direct variants first synthesize once with their own options (the presize variant takes
 //! its shape from that run), pre-compiled ones record the circuit instead; then `--reps`
 //! more runs, so each process does the same work apart from what the variant changes. The
@@ -26,6 +27,7 @@ struct Args {
     workload: Workload,
     variant: Variant,
     reps: usize,
+    check: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -33,6 +35,7 @@ fn parse() -> Result<Args, String> {
     let mut size = None;
     let mut variant = "baseline".to_string();
     let mut reps = 1;
+    let mut check = false;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or(format!("{flag} needs a value"));
@@ -41,6 +44,7 @@ fn parse() -> Result<Args, String> {
             "--size" => size = Some(value()?.parse().map_err(|e| format!("--size: {e}"))?),
             "--variant" => variant = value()?,
             "--reps" => reps = value()?.parse().map_err(|e| format!("--reps: {e}"))?,
+            "--check" => check = true,
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -48,6 +52,7 @@ fn parse() -> Result<Args, String> {
         workload: Workload::by_name(&circuit, size)?,
         variant: Variant::by_name(&variant)?,
         reps,
+        check,
     })
 }
 
@@ -59,6 +64,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.check {
+        println!("{} / {}", args.workload.label(), args.variant.name);
+        return ExitCode::SUCCESS;
+    }
     let run = |options: &synthpool::SynthesisOptions| {
         args.workload.synthesize(args.variant.gadgets, options)
     };
