@@ -41,3 +41,8 @@ pub use synthesize::{
     synthesize, synthesize_batch, synthesize_batch_each, synthesize_batch_with, synthesize_with,
 };
 pub use vectors::{ProverVectors, Shape};
+
+/// The README's examples, compiled and run by `cargo test` so they cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
