@@ -29,7 +29,8 @@ pub(crate) struct MatrixLayout {
     pub(super) classes: Vec<BlockClass>,
     /// The runs of powers of two in the rows the common loop leaves.
     pub(super) runs: PowerRuns,
-    /// The rows holding a general coefficient, summed in the field.
+    /// The rows holding a general coefficient and no large power of two, summed in the
+    /// field.
     pub(super) general: RowSet,
     /// Those of them with a general coefficient on a variable, summed as wide integers.
     pub(super) wide: WideRows,
@@ -42,12 +43,12 @@ pub(crate) struct RowSet {
 }
 
 impl RowSet {
-    /// The rows of `matrix` for which `pick` holds of some coefficient id.
-    fn of(matrix: &Matrix, pick: impl Fn(u16) -> bool) -> Self {
+    /// The rows of `matrix` for which `pick` holds of their coefficient ids.
+    fn of(matrix: &Matrix, pick: impl Fn(&[u16]) -> bool) -> Self {
         let mut words = vec![0u64; matrix.rows().div_ceil(64)];
         for row in 0..matrix.rows() {
             let terms = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
-            if matrix.coeff_ids[terms].iter().any(|&id| pick(id)) {
+            if pick(&matrix.coeff_ids[terms]) {
                 words[row / 64] |= 1 << (row % 64);
             }
         }
@@ -85,9 +86,19 @@ impl MatrixLayout {
             }
             None => PowerRuns::default(),
         };
+        // A row that also packs bits by powers of two (SHA-256's MultiEq adding a round
+        // constant on the one) stays on the integer path: its bits cost a table lookup each
+        // there, and the constant one more 320-bit addition. Rows of field elements with a
+        // general constant (Poseidon's round keys) are cheaper summed in the field at once.
+        let general = |ids: &[u16]| {
+            ids.iter().any(|&id| table.is_general(id))
+                && !ids
+                    .iter()
+                    .any(|&id| table.is_large(id) && !table.is_general(id))
+        };
         let (general, wide) = match table.integers {
             Some(_) => (
-                RowSet::of(matrix, |id| table.is_general(id)),
+                RowSet::of(matrix, general),
                 WideRows::new(matrix, one, |id| table.is_general(id)),
             ),
             None => Default::default(),
@@ -128,4 +139,42 @@ fn block_classes<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> V
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blstrs::Scalar as Fr;
+    use ff::Field;
+
+    /// Which rows are summed in the field: a general constant beside field elements
+    /// (Poseidon's round keys) is; beside bits packed by large powers of two (SHA-256's
+    /// round constants added in MultiEq) it stays on the integer path; a general coefficient
+    /// on a variable makes a wide row; a row without one is neither.
+    #[test]
+    fn rows_of_general_constants_go_to_the_field_unless_they_pack_bits() {
+        let general = Fr::from(7u64).pow_vartime([100]);
+        let table = CoefficientTable::new(vec![Fr::ONE, Fr::from(2u64).pow_vartime([40]), general]);
+        assert!(table.is_general(2) && table.is_large(1) && !table.is_general(1));
+        let one = 10;
+        let rows: [&[(u32, u16)]; 4] = [
+            &[(0, 1), (1, 1), (one, 2)],
+            &[(0, 0), (one, 2)],
+            &[(0, 2), (one, 0)],
+            &[(0, 0), (1, 0)],
+        ];
+        let mut matrix = Matrix::default();
+        for row in rows {
+            for &(column, id) in row {
+                matrix.columns.push(column);
+                matrix.coeff_ids.push(id);
+            }
+            matrix.row_starts.push(matrix.columns.len() as u32);
+        }
+        let layout = MatrixLayout::new(&matrix, &table, one);
+        let in_field: Vec<bool> = (0..4).map(|row| layout.general.holds(row)).collect();
+        let wide: Vec<bool> = (0..4).map(|row| layout.wide.index(row).is_some()).collect();
+        assert_eq!(in_field, [false, true, true, false]);
+        assert_eq!(wide, [false, false, true, false]);
+    }
 }
