@@ -3,7 +3,8 @@
 //! out as a filecoin-proofs checkout: it refuses a checkout it does not recognise without
 //! touching it, makes exactly the recipe's edits, changes nothing when run again, gives a
 //! dependency an earlier recipe added the features it lacks, and the patched crates compile
-//! against this workspace on one bellpepper-core, ours, and one neptune, shared with us.
+//! against this workspace on one bellpepper-core, ours, and one neptune, shared with us; so
+//! does `tests/fork-kit/real-circuit`, the tool that measures synthesis on the real circuit.
 //!
 //! The sources come through cargo (downloaded on the first run, cached after); everything is
 //! built in `target/fork-kit`, apart from the workspace's own artifacts.
@@ -159,6 +160,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
     )
     .unwrap();
     fs::copy(manifests.join("Cargo.lock"), checkout.join("Cargo.lock")).unwrap();
+    copy_tree(&manifests.join("real-circuit"), &checkout.join("real-circuit"));
 
     // A checkout whose prover import is not the expected one: refused, nothing touched.
     let compound_proof = checkout.join("storage-proofs-core/src/compound_proof.rs");
@@ -353,6 +355,8 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
         "--no-default-features",
     ];
     cargo(&checkout, &[&["check"][..], &porep].concat());
+    // The measurement tool on the real circuit builds on the patched crates.
+    cargo(&checkout, &["check", "-p", "real-circuit"]);
     let neptune_users = cargo(
         &checkout,
         &[&["tree", "-e", "normal", "-i", "neptune"][..], &porep].concat(),
