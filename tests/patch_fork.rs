@@ -160,7 +160,10 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
     )
     .unwrap();
     fs::copy(manifests.join("Cargo.lock"), checkout.join("Cargo.lock")).unwrap();
-    copy_tree(&manifests.join("real-circuit"), &checkout.join("real-circuit"));
+    copy_tree(
+        &manifests.join("real-circuit"),
+        &checkout.join("real-circuit"),
+    );
 
     // A checkout whose prover import is not the expected one: refused, nothing touched.
     let compound_proof = checkout.join("storage-proofs-core/src/compound_proof.rs");
