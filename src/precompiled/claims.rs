@@ -21,13 +21,12 @@ use ff::PrimeField;
 use rayon::prelude::*;
 
 use super::matrix::Matrix;
+use super::row_sets::{RankedRows, RowSet};
 
 /// The rows of a recording that state a value, and the folded check.
 pub(crate) struct Claims<Scalar> {
-    /// One bit per row.
-    words: Vec<u64>,
-    /// Claimed rows before each word of `words`.
-    ranks: Vec<u32>,
+    /// Which rows are claimed.
+    rows: RankedRows,
     /// Per claimed row, the position of its stated value `v`.
     stated: Vec<u32>,
     /// The distinct positions the check reads, and their folded coefficients `γ_k`.
@@ -38,8 +37,7 @@ pub(crate) struct Claims<Scalar> {
 impl<Scalar> Default for Claims<Scalar> {
     fn default() -> Self {
         Claims {
-            words: Vec::new(),
-            ranks: Vec::new(),
+            rows: RankedRows::default(),
             stated: Vec::new(),
             positions: Vec::new(),
             coefficients: Vec::new(),
@@ -78,10 +76,8 @@ impl<Scalar: PrimeField> Claims<Scalar> {
                 && dictionary[usize::from(matrix.coeff_ids[start])] == Scalar::ONE)
                 .then(|| matrix.columns[start])
         };
-        let mut claims = Claims {
-            words: vec![0; rows.div_ceil(64)],
-            ..Claims::default()
-        };
+        let mut claimed = RowSet::with_rows(rows);
+        let mut claims = Claims::default();
         let rho = random::<Scalar>();
         let mut weight = Scalar::ONE;
         let mut folded: HashMap<u32, Scalar> = HashMap::new();
@@ -89,16 +85,11 @@ impl<Scalar: PrimeField> Claims<Scalar> {
             let (Some(b_one), Some(v)) = (unit(b, row), unit(c, row)) else {
                 continue;
             };
-            let terms = a.row_starts[row] as usize..a.row_starts[row + 1] as usize;
-            let (columns, ids) = (&a.columns[terms.clone()], &a.coeff_ids[terms]);
-            let general_on_a_variable = columns
-                .iter()
-                .zip(ids)
-                .any(|(&column, &id)| column != one && general(id));
-            if b_one != one || v == one || !general_on_a_variable {
+            if b_one != one || v == one || !a.picks_on_a_variable(row, one, &general) {
                 continue;
             }
-            claims.words[row / 64] |= 1 << (row % 64);
+            let (columns, ids) = a.row(row);
+            claimed.insert(row);
             claims.stated.push(v);
             weight *= rho;
             for (&column, &id) in columns.iter().zip(ids) {
@@ -114,16 +105,7 @@ impl<Scalar: PrimeField> Claims<Scalar> {
         let mut folded: Vec<(u32, Scalar)> = folded.into_iter().collect();
         folded.sort_unstable_by_key(|(position, _)| *position);
         (claims.positions, claims.coefficients) = folded.into_iter().unzip();
-        let mut seen = 0u32;
-        claims.ranks = claims
-            .words
-            .iter()
-            .map(|word| {
-                let before = seen;
-                seen += word.count_ones();
-                before
-            })
-            .collect();
+        claims.rows = claimed.ranked();
         claims
     }
 
@@ -151,12 +133,7 @@ impl<Scalar: PrimeField> Claims<Scalar> {
     /// The position of the value row `row` states, if it is a claimed row.
     #[inline]
     pub(crate) fn stated(&self, row: usize) -> Option<u32> {
-        let word = *self.words.get(row / 64)?;
-        let bit = 1u64 << (row % 64);
-        (word & bit != 0).then(|| {
-            let index = self.ranks[row / 64] as usize + (word & (bit - 1)).count_ones() as usize;
-            self.stated[index]
-        })
+        self.rows.index(row).map(|index| self.stated[index])
     }
 
     /// Claimed rows.
@@ -166,7 +143,7 @@ impl<Scalar: PrimeField> Claims<Scalar> {
 
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
-        12 * self.words.len()
+        self.rows.bytes()
             + 4 * (self.stated.len() + self.positions.len())
             + std::mem::size_of::<Scalar>() * self.coefficients.len()
     }

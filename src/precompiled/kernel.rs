@@ -30,9 +30,10 @@ use super::coefficients::{
 };
 use super::fill::fill_three;
 use super::kinds::{ValueKinds, KIND_ONE, KIND_ZERO};
-use super::layout::{BlockClass, MatrixLayout, RowSet, BLOCK};
+use super::layout::{BlockClass, MatrixLayout, BLOCK};
 use super::matrix::Matrix;
 use super::output::{BlockOutput, Fresh, InPlace};
+use super::row_sets::RowSet;
 use super::runs::{PowerRuns, RunRow};
 use super::sums::{add_at, add_power, field_satisfied, satisfied, NOT_INTEGER};
 use super::wide::WideRows;

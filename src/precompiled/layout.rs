@@ -5,6 +5,7 @@
 
 use super::coefficients::{CoefficientTable, SMALL_MIN};
 use super::matrix::Matrix;
+use super::row_sets::RowSet;
 use super::runs::PowerRuns;
 use super::wide::WideRows;
 
@@ -34,37 +35,6 @@ pub(crate) struct MatrixLayout {
     pub(super) general: RowSet,
     /// Those of them with a general coefficient on a variable, summed as wide integers.
     pub(super) wide: WideRows,
-}
-
-/// A set of rows, one bit each.
-#[derive(Default)]
-pub(crate) struct RowSet {
-    words: Vec<u64>,
-}
-
-impl RowSet {
-    /// The rows of `matrix` for which `pick` holds of their coefficient ids.
-    fn of(matrix: &Matrix, pick: impl Fn(&[u16]) -> bool) -> Self {
-        let mut words = vec![0u64; matrix.rows().div_ceil(64)];
-        for row in 0..matrix.rows() {
-            let terms = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
-            if pick(&matrix.coeff_ids[terms]) {
-                words[row / 64] |= 1 << (row % 64);
-            }
-        }
-        // A matrix without such rows holds no bitmap.
-        if words.iter().all(|&word| word == 0) {
-            words = Vec::new();
-        }
-        RowSet { words }
-    }
-
-    #[inline]
-    pub(super) fn holds(&self, row: usize) -> bool {
-        self.words
-            .get(row / 64)
-            .is_some_and(|word| word >> (row % 64) & 1 == 1)
-    }
 }
 
 impl MatrixLayout {
@@ -98,7 +68,7 @@ impl MatrixLayout {
         };
         let (general, wide) = match table.integers {
             Some(_) => (
-                RowSet::of(matrix, general),
+                general_rows(matrix, general),
                 WideRows::new(matrix, one, |id| table.is_general(id)),
             ),
             None => Default::default(),
@@ -113,7 +83,23 @@ impl MatrixLayout {
 
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
-        self.classes.len() + self.runs.bytes() + 8 * self.general.words.len() + self.wide.bytes()
+        self.classes.len() + self.runs.bytes() + self.general.bytes() + self.wide.bytes()
+    }
+}
+
+/// The rows of `matrix` for which `pick` holds of their coefficient ids (no bitmap when
+/// there are none).
+fn general_rows(matrix: &Matrix, pick: impl Fn(&[u16]) -> bool) -> RowSet {
+    let mut set = RowSet::with_rows(matrix.rows());
+    for row in 0..matrix.rows() {
+        if pick(matrix.row(row).1) {
+            set.insert(row);
+        }
+    }
+    if set.is_empty() {
+        RowSet::default()
+    } else {
+        set
     }
 }
 
@@ -163,14 +149,7 @@ mod tests {
             &[(0, 2), (one, 0)],
             &[(0, 0), (1, 0)],
         ];
-        let mut matrix = Matrix::default();
-        for row in rows {
-            for &(column, id) in row {
-                matrix.columns.push(column);
-                matrix.coeff_ids.push(id);
-            }
-            matrix.row_starts.push(matrix.columns.len() as u32);
-        }
+        let matrix = Matrix::from_rows(rows);
         let layout = MatrixLayout::new(&matrix, &table, one);
         let in_field: Vec<bool> = (0..4).map(|row| layout.general.holds(row)).collect();
         let wide: Vec<bool> = (0..4).map(|row| layout.wide.index(row).is_some()).collect();

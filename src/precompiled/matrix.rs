@@ -59,6 +59,42 @@ impl Matrix {
         self.row_starts.len() * 4 + self.columns.len() * 4 + self.coeff_ids.len() * 2
     }
 
+    /// The columns and coefficient ids of `row`'s terms.
+    #[inline]
+    pub(crate) fn row(&self, row: usize) -> (&[u32], &[u16]) {
+        let terms = self.row_starts[row] as usize..self.row_starts[row + 1] as usize;
+        (&self.columns[terms.clone()], &self.coeff_ids[terms])
+    }
+
+    /// Whether `row` has a coefficient `pick` holds of on a variable other than the
+    /// constant one (at `one`).
+    pub(crate) fn picks_on_a_variable(
+        &self,
+        row: usize,
+        one: u32,
+        pick: impl Fn(u16) -> bool,
+    ) -> bool {
+        let (columns, ids) = self.row(row);
+        columns
+            .iter()
+            .zip(ids)
+            .any(|(&column, &id)| column != one && pick(id))
+    }
+
+    /// A matrix of `rows`, each a list of (column, coefficient id).
+    #[cfg(test)]
+    pub(crate) fn from_rows<R: AsRef<[(u32, u16)]>>(rows: impl IntoIterator<Item = R>) -> Self {
+        let mut matrix = Matrix::default();
+        for row in rows {
+            for &(column, id) in row.as_ref() {
+                matrix.columns.push(column);
+                matrix.coeff_ids.push(id);
+            }
+            matrix.row_starts.push(matrix.columns.len() as u32);
+        }
+        matrix
+    }
+
     /// Drops everything after row `rows`.
     pub(crate) fn truncate_rows(&mut self, rows: usize) {
         self.row_starts.truncate(rows + 1);

@@ -48,6 +48,7 @@ mod layout;
 mod matrix;
 mod output;
 mod record;
+mod row_sets;
 mod runs;
 mod sums;
 mod wide;

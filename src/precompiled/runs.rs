@@ -130,12 +130,10 @@ impl PowerRuns {
         for row in candidates {
             // Rows past what `rows` can name keep the spilled path.
             let Ok(name) = u32::try_from(row) else { break };
-            let terms = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
-            if terms.len() < MIN_RUN || !matrix.coeff_ids[terms.clone()].iter().any(|&id| large(id))
-            {
+            let (columns, ids) = matrix.row(row);
+            if ids.len() < MIN_RUN || !ids.iter().any(|&id| large(id)) {
                 continue;
             }
-            let (columns, ids) = (&matrix.columns[terms.clone()], &matrix.coeff_ids[terms]);
             let (runs, rest) = (found.runs.len(), found.rest_columns.len());
             let mut term = 0;
             while term < columns.len() {
@@ -231,18 +229,6 @@ mod tests {
         }
     }
 
-    fn matrix(rows: &[Vec<(u32, u16)>]) -> Matrix {
-        let mut matrix = Matrix::default();
-        for row in rows {
-            for &(column, id) in row {
-                matrix.columns.push(column);
-                matrix.coeff_ids.push(id);
-            }
-            matrix.row_starts.push(matrix.columns.len() as u32);
-        }
-        matrix
-    }
-
     #[test]
     fn runs_are_found_rising_falling_and_split_at_their_longest() {
         // Row 0: a rising run of 72 (split 64 + 8), a term of 3, a falling negative run of
@@ -256,7 +242,7 @@ mod tests {
         row0.extend((0..10).map(|j| (500 + j + j / 5, j as u16)));
         let row1: Vec<(u32, u16)> = (0..7).map(|j| (10 + j, j as u16)).collect();
         let row2: Vec<(u32, u16)> = (0..12).map(|j| (10 + j, j as u16)).collect();
-        let matrix = matrix(&[row0, row1, row2]);
+        let matrix = Matrix::from_rows([row0, row1, row2]);
         let runs = PowerRuns::find(&matrix, 0..3, |id| id != 5, power);
         let row = runs.row(0).expect("row 0 holds runs");
         let run = |column, len, (low, second), negative, falling| Run {

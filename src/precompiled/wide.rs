@@ -19,6 +19,7 @@ use rayon::prelude::*;
 
 use super::coefficients::{limbs, IntegerField};
 use super::matrix::Matrix;
+use super::row_sets::{RankedRows, RowSet};
 use crate::error::Error;
 use crate::vectors::reserve;
 
@@ -26,10 +27,8 @@ use crate::vectors::reserve;
 /// coefficient id each), and the value positions behind the slots.
 #[derive(Default)]
 pub(crate) struct WideRows {
-    /// One bit per row of the matrix.
-    words: Vec<u64>,
-    /// Wide rows before each word of `words`.
-    ranks: Vec<u32>,
+    /// Which rows are wide.
+    rows: RankedRows,
     /// Row `i`'s terms are `starts[i]..starts[i + 1]` of `slots` and `ids`.
     starts: Vec<u32>,
     slots: Vec<u32>,
@@ -43,24 +42,18 @@ impl WideRows {
     /// the constant one (at `one`); rows whose general coefficients are constants keep the
     /// field path, being a value or two plus a constant.
     pub(crate) fn new(matrix: &Matrix, one: u32, general: impl Fn(u16) -> bool) -> Self {
-        let rows = matrix.rows();
+        let mut rows = RowSet::with_rows(matrix.rows());
         let mut found = WideRows {
-            words: vec![0; rows.div_ceil(64)],
             starts: vec![0],
             ..WideRows::default()
         };
         let mut slot_of = std::collections::HashMap::new();
-        for row in 0..rows {
-            let terms = matrix.row_starts[row] as usize..matrix.row_starts[row + 1] as usize;
-            let (columns, ids) = (&matrix.columns[terms.clone()], &matrix.coeff_ids[terms]);
-            let wide = columns
-                .iter()
-                .zip(ids)
-                .any(|(&column, &id)| column != one && general(id));
-            if !wide {
+        for row in 0..matrix.rows() {
+            if !matrix.picks_on_a_variable(row, one, &general) {
                 continue;
             }
-            found.words[row / 64] |= 1 << (row % 64);
+            rows.insert(row);
+            let (columns, ids) = matrix.row(row);
             for (&column, &id) in columns.iter().zip(ids) {
                 let next = found.positions.len() as u32;
                 let slot = *slot_of.entry(column).or_insert(next);
@@ -76,26 +69,14 @@ impl WideRows {
             // A matrix without wide rows holds nothing for them.
             return WideRows::default();
         }
-        let mut seen = 0u32;
-        found.ranks = found
-            .words
-            .iter()
-            .map(|word| {
-                let before = seen;
-                seen += word.count_ones();
-                before
-            })
-            .collect();
+        found.rows = rows.ranked();
         found
     }
 
     /// The index of `row` among the wide rows, if it is one.
     #[inline]
     pub(crate) fn index(&self, row: usize) -> Option<usize> {
-        let word = *self.words.get(row / 64)?;
-        let bit = 1u64 << (row % 64);
-        (word & bit != 0)
-            .then(|| self.ranks[row / 64] as usize + (word & (bit - 1)).count_ones() as usize)
+        self.rows.index(row)
     }
 
     /// The positions whose values the rows read, one per slot.
@@ -105,7 +86,7 @@ impl WideRows {
 
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
-        12 * self.words.len()
+        self.rows.bytes()
             + 4 * (self.starts.len() + self.slots.len() + self.positions.len())
             + 2 * self.ids.len()
     }

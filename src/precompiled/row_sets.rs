@@ -1,0 +1,103 @@
+//! Sets of a matrix's rows, one bit per row: which rows take a path, and for the paths
+//! that keep data per row, each member's index among the members.
+
+/// A set of rows, one bit each.
+#[derive(Default)]
+pub(crate) struct RowSet {
+    words: Vec<u64>,
+}
+
+impl RowSet {
+    /// The empty set of a matrix of `rows` rows.
+    pub(crate) fn with_rows(rows: usize) -> Self {
+        RowSet {
+            words: vec![0; rows.div_ceil(64)],
+        }
+    }
+
+    /// Adds `row`.
+    pub(crate) fn insert(&mut self, row: usize) {
+        self.words[row / 64] |= 1 << (row % 64);
+    }
+
+    /// Whether no row is in the set.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.words.iter().all(|&word| word == 0)
+    }
+
+    /// Whether `row` is in the set.
+    #[inline]
+    pub(crate) fn holds(&self, row: usize) -> bool {
+        self.words
+            .get(row / 64)
+            .is_some_and(|word| word >> (row % 64) & 1 == 1)
+    }
+
+    /// The set with each member's index among the members.
+    pub(crate) fn ranked(self) -> RankedRows {
+        let mut seen = 0u32;
+        let ranks = self
+            .words
+            .iter()
+            .map(|word| {
+                let before = seen;
+                seen += word.count_ones();
+                before
+            })
+            .collect();
+        RankedRows { set: self, ranks }
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        8 * self.words.len()
+    }
+}
+
+/// A [`RowSet`] whose members have indices: 0 for the first member, and so on.
+#[derive(Default)]
+pub(crate) struct RankedRows {
+    set: RowSet,
+    /// Members before each word of the set.
+    ranks: Vec<u32>,
+}
+
+impl RankedRows {
+    /// The index of `row` among the members, if it is one.
+    #[inline]
+    pub(crate) fn index(&self, row: usize) -> Option<usize> {
+        let word = *self.set.words.get(row / 64)?;
+        let bit = 1u64 << (row % 64);
+        (word & bit != 0)
+            .then(|| self.ranks[row / 64] as usize + (word & (bit - 1)).count_ones() as usize)
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.set.bytes() + 4 * self.ranks.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_indexed_in_row_order_across_words() {
+        let mut set = RowSet::with_rows(200);
+        assert!(set.is_empty());
+        for row in [3, 63, 64, 130, 199] {
+            set.insert(row);
+        }
+        assert!(!set.is_empty() && set.holds(64) && !set.holds(65) && !set.holds(500));
+        let ranked = set.ranked();
+        let indices: Vec<Option<usize>> = [3, 4, 63, 64, 130, 199, 500]
+            .map(|row| ranked.index(row))
+            .to_vec();
+        assert_eq!(
+            indices,
+            [Some(0), None, Some(1), Some(2), Some(3), Some(4), None]
+        );
+        assert_eq!(ranked.bytes(), 4 * 12);
+    }
+}
