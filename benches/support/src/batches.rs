@@ -83,33 +83,39 @@ impl Batches {
         })
     }
 
-    fn members(&self, n: usize, gadgets: GadgetSet) -> Vec<crate::variants::BenchCircuit> {
-        (0..n).map(|_| self.workload.circuit(gadgets)).collect()
+    /// A batch of `n` members built with `gadgets`, proved by `prove` (named `who` in an
+    /// error) with the batch's seeded rng: its proofs, wall time in ms and peak heap.
+    fn timed<E: std::fmt::Display>(
+        &self,
+        n: usize,
+        gadgets: GadgetSet,
+        who: &str,
+        prove: impl FnOnce(
+            Vec<crate::variants::BenchCircuit>,
+            &mut XorShiftRng,
+        ) -> Result<Vec<groth16::Proof<Bls12>>, E>,
+    ) -> Result<(Vec<groth16::Proof<Bls12>>, f64, u64), String> {
+        let members = (0..n).map(|_| self.workload.circuit(gadgets)).collect();
+        let mut rng = XorShiftRng::seed_from_u64(n as u64);
+        let start = Instant::now();
+        let (proofs, peak) = alloc::peak_during(|| prove(members, &mut rng));
+        let wall = start.elapsed().as_secs_f64() * 1e3;
+        Ok((proofs.map_err(|e| failed(who, e))?, wall, peak))
     }
 
     /// bellperson's batch of `n`: its proofs, wall time in ms and peak heap.
     fn bellperson(&self, n: usize) -> Result<(Vec<groth16::Proof<Bls12>>, f64, u64), String> {
-        let members = self.members(n, GadgetSet::Upstream);
-        let mut rng = XorShiftRng::seed_from_u64(n as u64);
-        let start = Instant::now();
-        let (proofs, peak) = alloc::peak_during(|| {
-            groth16::create_random_proof_batch(members, &self.params, &mut rng)
-        });
-        let wall = start.elapsed().as_secs_f64() * 1e3;
-        Ok((proofs.map_err(|e| failed("bellperson", e))?, wall, peak))
+        self.timed(n, GadgetSet::Upstream, "bellperson", |members, rng| {
+            groth16::create_random_proof_batch(members, &self.params, rng)
+        })
     }
 
     /// The drop-in's batch of `n` at `k` in flight: its proofs, wall time in ms and peak heap.
     fn dropin(&self, n: usize, k: usize) -> Result<(Vec<groth16::Proof<Bls12>>, f64, u64), String> {
         set_in_flight(k).map_err(|e| failed("in flight", e))?;
-        let members = self.members(n, GadgetSet::Synthpool);
-        let mut rng = XorShiftRng::seed_from_u64(n as u64);
-        let start = Instant::now();
-        let (proofs, peak) = alloc::peak_during(|| {
-            dropin::create_random_proof_batch(members, &self.params, &mut rng)
-        });
-        let wall = start.elapsed().as_secs_f64() * 1e3;
-        Ok((proofs.map_err(|e| failed("drop-in", e))?, wall, peak))
+        self.timed(n, GadgetSet::Synthpool, "drop-in", |members, rng| {
+            dropin::create_random_proof_batch(members, &self.params, rng)
+        })
     }
 
     /// Batches of one and of each of `sizes` members: bellperson's, then the drop-in's at 1,
