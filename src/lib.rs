@@ -32,6 +32,7 @@ pub mod prover;
 pub mod sha256;
 mod synthesize;
 pub mod vectors;
+mod wide_sum;
 
 pub use assignment::{ProvingAssignment, SynthesisOptions};
 pub use error::Error;

@@ -11,7 +11,7 @@
 use ff::PrimeField;
 
 use super::runs::Powers;
-use super::wide::montgomery_inverse;
+use crate::wide_sum::montgomery_inverse;
 
 /// Integer sums in `-SMALL_SUMS..SMALL_SUMS` become field elements by table lookup.
 pub(super) const SMALL_SUMS: i64 = 64;
