@@ -1,8 +1,8 @@
 //! The dependencies a filecoin-proofs fork pulls in with synthpool, per feature set (normal
 //! dependencies only, from the committed lock file): the SHA-256 family, synthesis and
 //! pre-compiled evaluation need no bellperson; each prover feature brings exactly its own
-//! bellperson; `neptune-11` (the Poseidon gadget) brings neptune 11, which a fork has
-//! already; none brings perf-event, serde_json, criterion or jemalloc, which stay in the
+//! bellperson; `neptune-11` (the Poseidon gadget) brings neptune 11 and blstrs, which a
+//! fork has already; none brings perf-event, serde_json, criterion or jemalloc, which stay in the
 //! bench package. A change to these lists is a decision: update them with it.
 
 use std::collections::BTreeSet;
@@ -129,18 +129,27 @@ const PROVER: &[&str] = &[
     "zeroize_derive",
 ];
 
-/// What `neptune-11` adds: neptune and what it pulls in.
+/// What `neptune-11` adds: neptune and what it pulls in, and blstrs (with blst), whose
+/// scalars the native Poseidon sums as limbs; a fork has both.
 const NEPTUNE: &[&str] = &[
     "arrayref",
     "bellpepper",
     "blake2b_simd",
+    "blst",
+    "blstrs",
+    "byte-slice-cast",
     "itertools",
     "lazy_static",
     "neptune",
+    "pairing",
     "pasta_curves",
     "rand",
+    "rand_xorshift",
     "static_assertions",
+    "threadpool",
     "trait-set",
+    "zeroize",
+    "zeroize_derive",
 ];
 
 fn expected(extra: &[&str], bellperson: Option<&str>) -> BTreeSet<String> {

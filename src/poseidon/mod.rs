@@ -23,6 +23,9 @@
 //! asserts or indexes out of bounds.
 
 mod constraints;
+// Reads and writes blstrs' scalars as their limbs.
+#[allow(unsafe_code)]
+mod montgomery_sums;
 mod native;
 
 use bellpepper_core::num::AllocatedNum;
@@ -242,6 +245,11 @@ fn dense_mix<Scalar: PrimeField>(
     matrix: &[Vec<Scalar>],
     scratch: &mut Vec<Scalar>,
 ) {
+    if let Some(sums) = montgomery_sums::MontgomerySums::for_field::<Scalar>() {
+        if sums.dense_mix(state, matrix) {
+            return;
+        }
+    }
     scratch.clear();
     scratch.extend((0..state.len()).map(|j| {
         state
@@ -255,10 +263,14 @@ fn dense_mix<Scalar: PrimeField>(
 /// A partial round's sparse product, on values.
 fn sparse_mix<Scalar: PrimeField>(state: &mut [Scalar], w_hat: &[Scalar], v_rest: &[Scalar]) {
     let first = state[0];
-    let sum = state
-        .iter()
-        .zip(w_hat)
-        .fold(Scalar::ZERO, |acc, (x, w)| acc + *x * w);
+    let fast = montgomery_sums::MontgomerySums::for_field::<Scalar>()
+        .and_then(|sums| sums.dot(state, w_hat));
+    let sum = fast.unwrap_or_else(|| {
+        state
+            .iter()
+            .zip(w_hat)
+            .fold(Scalar::ZERO, |acc, (x, w)| acc + *x * w)
+    });
     for (x, v) in state[1..].iter_mut().zip(v_rest) {
         *x += first * v;
     }
