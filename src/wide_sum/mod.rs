@@ -147,22 +147,22 @@ impl WideSum {
         let mut u = [0u64; 5];
         u.copy_from_slice(&t[STEPS..STEPS + 5]);
         let p = [modulus[0], modulus[1], modulus[2], modulus[3], 0];
-        while !less(&u, &p) {
+        // Subtract p until the subtraction borrows: k tries for a result below k·p.
+        loop {
+            let mut d = [0u64; 5];
             let mut borrow = false;
-            for (word, &p) in u.iter_mut().zip(&p) {
-                let (d, b1) = word.overflowing_sub(p);
-                let (d, b2) = d.overflowing_sub(u64::from(borrow));
-                *word = d;
+            for ((d, &x), &p) in d.iter_mut().zip(&u).zip(&p) {
+                let (v, b1) = x.overflowing_sub(p);
+                let (v, b2) = v.overflowing_sub(u64::from(borrow));
+                *d = v;
                 borrow = b1 | b2;
             }
+            if borrow {
+                return [u[0], u[1], u[2], u[3]];
+            }
+            u = d;
         }
-        [u[0], u[1], u[2], u[3]]
     }
-}
-
-/// `a < b` for little-endian integers of the same length.
-fn less(a: &[u64], b: &[u64]) -> bool {
-    a.iter().rev().cmp(b.iter().rev()).is_lt()
 }
 
 #[cfg(test)]
@@ -189,6 +189,11 @@ mod tests {
             chunk.copy_from_slice(&limb.to_le_bytes());
         }
         Fr::from_repr(bytes).unwrap()
+    }
+
+    /// `a < b` for little-endian integers of the same length.
+    fn less(a: &[u64], b: &[u64]) -> bool {
+        a.iter().rev().cmp(b.iter().rev()).is_lt()
     }
 
     fn modulus() -> [u64; 4] {
