@@ -15,7 +15,7 @@ use bellpepper_core::{ConstraintSystem, LinearCombination, SynthesisError, Varia
 use ff::PrimeField;
 use neptune::poseidon::Arity;
 
-use super::{dense_mix, quintic, sparse_mix, FirstRound, Round, Schedule};
+use super::{quintic, FirstRound, Mixer, Round, Schedule};
 
 /// The state between s-boxes: element `j` is `Σ_k rows[j][k] · basis[k]`, with its value
 /// when every value is known.
@@ -33,7 +33,7 @@ impl<Scalar: PrimeField> Combinations<Scalar> {
         outputs: &[(Variable, Scalar)],
         values: Option<Vec<Scalar>>,
         matrix: &[Vec<Scalar>],
-        scratch: &mut Vec<Scalar>,
+        mixer: &mut Mixer<Scalar>,
     ) -> Self {
         let rows = (0..outputs.len())
             .map(|j| {
@@ -51,7 +51,7 @@ impl<Scalar: PrimeField> Combinations<Scalar> {
             })
             .collect();
         let values = values.map(|mut state| {
-            dense_mix(&mut state, matrix, scratch);
+            mixer.dense(&mut state, matrix);
             state
         });
         Combinations {
@@ -64,7 +64,14 @@ impl<Scalar: PrimeField> Combinations<Scalar> {
     /// A partial round's sparse product, element 0 having become the s-box output `s`
     /// (with `value`): element 0 is `w_hat[0] · s + Σ_{i≥1} w_hat[i] · element i`, element
     /// `j ≥ 1` gains `v_rest[j - 1] · s`.
-    fn sparse(&mut self, s: Variable, value: Option<Scalar>, w_hat: &[Scalar], v_rest: &[Scalar]) {
+    fn sparse(
+        &mut self,
+        s: Variable,
+        value: Option<Scalar>,
+        w_hat: &[Scalar],
+        v_rest: &[Scalar],
+        mixer: &Mixer<Scalar>,
+    ) {
         let mut first: Vec<Scalar> = (0..self.basis.len())
             .map(|k| {
                 self.rows[1..]
@@ -82,7 +89,7 @@ impl<Scalar: PrimeField> Combinations<Scalar> {
         self.values = match (self.values.take(), value) {
             (Some(mut state), Some(value)) => {
                 state[0] = value;
-                sparse_mix(&mut state, w_hat, v_rest);
+                mixer.sparse(&mut state, w_hat, v_rest);
                 Some(state)
             }
             _ => None,
@@ -129,8 +136,8 @@ where
     Scalar: PrimeField,
     A: Arity<Scalar>,
 {
-    let mut scratch = Vec::with_capacity(schedule.width);
-    let mut state = first_round(cs, schedule, preimage, &mut scratch)?;
+    let mut mixer = Mixer::new(schedule.width);
+    let mut state = first_round(cs, schedule, preimage, &mut mixer)?;
     for r in 1..schedule.rounds() {
         let mut cs = cs.namespace(|| schedule.round_name(r));
         match schedule.round(r) {
@@ -143,12 +150,12 @@ where
                     outputs.push((out.get_variable(), Scalar::ONE));
                     values = push_value(values, &out);
                 }
-                state = Combinations::dense(&outputs, values, matrix, &mut scratch);
+                state = Combinations::dense(&outputs, values, matrix, &mut mixer);
             }
             Round::Partial { key, w_hat, v_rest } => {
                 let mut cs = cs.namespace(|| "solitary quintic s-box");
                 let out = sbox(&mut cs, &state, 0, Some(key))?;
-                state.sparse(out.get_variable(), out.get_value(), w_hat, v_rest);
+                state.sparse(out.get_variable(), out.get_value(), w_hat, v_rest, &mixer);
             }
         }
     }
@@ -162,7 +169,7 @@ fn first_round<CS, Scalar, A>(
     cs: &mut CS,
     schedule: &Schedule<'_, Scalar, A>,
     preimage: &[AllocatedNum<Scalar>],
-    scratch: &mut Vec<Scalar>,
+    mixer: &mut Mixer<Scalar>,
 ) -> Result<Combinations<Scalar>, SynthesisError>
 where
     CS: ConstraintSystem<Scalar>,
@@ -181,7 +188,7 @@ where
         outputs.push((out.get_variable(), Scalar::ONE));
         values = push_value(values, &out);
     }
-    Ok(Combinations::dense(&outputs, values, matrix, scratch))
+    Ok(Combinations::dense(&outputs, values, matrix, mixer))
 }
 
 /// `values` with `out`'s value appended, while every value is known.

@@ -239,40 +239,52 @@ fn quintic<Scalar: PrimeField>(x: Scalar, pre: Option<Scalar>, post: Option<Scal
     post.map_or(x5, |post| x5 + post)
 }
 
-/// `state` times the dense `matrix` (`state'[j] = Σ_i state[i] · matrix[i][j]`), on values.
-fn dense_mix<Scalar: PrimeField>(
-    state: &mut [Scalar],
-    matrix: &[Vec<Scalar>],
-    scratch: &mut Vec<Scalar>,
-) {
-    if let Some(sums) = montgomery_sums::MontgomerySums::for_field::<Scalar>() {
-        if sums.dense_mix(state, matrix) {
-            return;
-        }
-    }
-    scratch.clear();
-    scratch.extend((0..state.len()).map(|j| {
-        state
-            .iter()
-            .zip(matrix)
-            .fold(Scalar::ZERO, |acc, (x, row)| acc + *x * row[j])
-    }));
-    state.copy_from_slice(scratch);
+/// What one hash's MDS products on values need, made once per hash: a scratch state for
+/// the dense product, and the wide sums where the field and the CPU allow them.
+struct Mixer<Scalar> {
+    scratch: Vec<Scalar>,
+    sums: Option<montgomery_sums::MontgomerySums>,
 }
 
-/// A partial round's sparse product, on values.
-fn sparse_mix<Scalar: PrimeField>(state: &mut [Scalar], w_hat: &[Scalar], v_rest: &[Scalar]) {
-    let first = state[0];
-    let fast = montgomery_sums::MontgomerySums::for_field::<Scalar>()
-        .and_then(|sums| sums.dot(state, w_hat));
-    let sum = fast.unwrap_or_else(|| {
-        state
-            .iter()
-            .zip(w_hat)
-            .fold(Scalar::ZERO, |acc, (x, w)| acc + *x * w)
-    });
-    for (x, v) in state[1..].iter_mut().zip(v_rest) {
-        *x += first * v;
+impl<Scalar: PrimeField> Mixer<Scalar> {
+    /// The mixer of a state of `width` elements.
+    fn new(width: usize) -> Self {
+        Mixer {
+            scratch: Vec::with_capacity(width),
+            sums: montgomery_sums::MontgomerySums::for_field::<Scalar>(),
+        }
     }
-    state[0] = sum;
+
+    /// `state` times the dense `matrix` (`state'[j] = Σ_i state[i] · matrix[i][j]`).
+    fn dense(&mut self, state: &mut [Scalar], matrix: &[Vec<Scalar>]) {
+        if let Some(sums) = &self.sums {
+            if sums.dense_mix(state, matrix) {
+                return;
+            }
+        }
+        self.scratch.clear();
+        self.scratch.extend((0..state.len()).map(|j| {
+            state
+                .iter()
+                .zip(matrix)
+                .fold(Scalar::ZERO, |acc, (x, row)| acc + *x * row[j])
+        }));
+        state.copy_from_slice(&self.scratch);
+    }
+
+    /// A partial round's sparse product.
+    fn sparse(&self, state: &mut [Scalar], w_hat: &[Scalar], v_rest: &[Scalar]) {
+        let first = state[0];
+        let fast = self.sums.as_ref().and_then(|sums| sums.dot(state, w_hat));
+        let sum = fast.unwrap_or_else(|| {
+            state
+                .iter()
+                .zip(w_hat)
+                .fold(Scalar::ZERO, |acc, (x, w)| acc + *x * w)
+        });
+        for (x, v) in state[1..].iter_mut().zip(v_rest) {
+            *x += first * v;
+        }
+        state[0] = sum;
+    }
 }

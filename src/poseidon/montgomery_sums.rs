@@ -18,7 +18,7 @@ use std::any::TypeId;
 
 use ff::PrimeField;
 
-use crate::wide_sum::{Multiplier, WideSum};
+use crate::wide_sum::{montgomery_inverse, Multiplier, WideSum};
 
 /// The modulus `p` of the BLS12-381 scalar field, little-endian.
 const P: [u64; 4] = [
@@ -29,7 +29,7 @@ const P: [u64; 4] = [
 ];
 
 /// `-p⁻¹ mod 2^64`, Montgomery's constant.
-const INV: u64 = 0xffff_fffe_ffff_ffff;
+const INV: u64 = montgomery_inverse(P[0]);
 
 /// At most this many products per sum: 12 products of Montgomery forms below `p` sum to
 /// less than `12p²`, which four reduction steps take below `12p²/2^256 + p < 7p`, six

@@ -7,7 +7,7 @@ use bellpepper_core::{ConstraintSystem, SynthesisError};
 use ff::PrimeField;
 use neptune::poseidon::Arity;
 
-use super::{dense_mix, quintic, sparse_mix, FirstRound, Round, Schedule};
+use super::{quintic, FirstRound, Mixer, Round, Schedule};
 
 /// Hashes `preimage` (known values) in the witness generator `cs`.
 pub(super) fn hash<CS, Scalar, A>(
@@ -23,7 +23,7 @@ where
     let mut state = Vec::with_capacity(schedule.width);
     state.push(schedule.constants.domain_tag);
     state.extend_from_slice(preimage);
-    let mut scratch = Vec::with_capacity(schedule.width);
+    let mut mixer = Mixer::new(schedule.width);
     // Every aux value but the hash, in the constraint path's order.
     let slots = cs.allocate_empty_aux(schedule.aux() - 1);
     let mut written = 0;
@@ -43,7 +43,7 @@ where
         put(x5);
         *x = x5;
     }
-    dense_mix(&mut state, matrix, &mut scratch);
+    mixer.dense(&mut state, matrix);
     let last = schedule.rounds() - 1;
     for r in 1..schedule.rounds() {
         match schedule.round(r) {
@@ -58,12 +58,12 @@ where
                         .zip(matrix)
                         .fold(Scalar::ZERO, |acc, (x, row)| acc + *x * row[1]);
                 } else {
-                    dense_mix(&mut state, matrix, &mut scratch);
+                    mixer.dense(&mut state, matrix);
                 }
             }
             Round::Partial { key, w_hat, v_rest } => {
                 state[0] = sbox(&mut put, state[0], Some(key));
-                sparse_mix(&mut state, w_hat, v_rest);
+                mixer.sparse(&mut state, w_hat, v_rest);
             }
         }
     }

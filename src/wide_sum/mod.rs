@@ -93,10 +93,12 @@ fn portable_product(a: &[u64; 4], b: &[u64; 4]) -> [u64; 8] {
 
 /// `-p^{-1} mod 2^64` for the odd lowest limb `p0` of the order (Newton's iteration doubles
 /// the correct low bits each step: 1, 2, 4, ... 64).
-pub(crate) fn montgomery_inverse(p0: u64) -> u64 {
+pub(crate) const fn montgomery_inverse(p0: u64) -> u64 {
     let mut inverse = 1u64;
-    for _ in 0..6 {
+    let mut step = 0;
+    while step < 6 {
         inverse = inverse.wrapping_mul(2u64.wrapping_sub(p0.wrapping_mul(inverse)));
+        step += 1;
     }
     inverse.wrapping_neg()
 }
