@@ -371,6 +371,10 @@ pub enum Error {
          recording is dropped"
     )]
     RecordingRejected,
+    /// The prover's arithmetic failed: a GPU kernel, or supraseal (no CUDA device, a
+    /// failure on the device), with its message.
+    #[error("the prover failed: {0}")]
+    Prover(String),
 }
 
 impl From<SynthesisError> for Error {
@@ -439,8 +443,9 @@ impl Error {
     /// The `SynthesisError` to return where one is required.
     ///
     /// The circuit's own errors come back unchanged (a batch member's too, so callers that
-    /// match on the variant see what bellperson would have returned); file and memory errors
-    /// become `IoError` (whose message is the whole chain and whose source is this error);
+    /// match on the variant see what bellperson would have returned); file, memory and
+    /// prover errors become `IoError` (whose message is the whole chain and whose source is
+    /// this error);
     /// an unsatisfied row is `Unsatisfiable`; the rest, which are all mismatches,
     /// `IncompatibleLengthVector` with the whole chain.
     pub fn into_synthesis_error(self) -> SynthesisError {
@@ -462,6 +467,7 @@ impl Error {
             } => Some(e.kind()),
             Error::File { .. } => Some(io::ErrorKind::InvalidData),
             Error::OutOfMemory { .. } => Some(io::ErrorKind::OutOfMemory),
+            Error::Prover(_) => Some(io::ErrorKind::Other),
             Error::Unsatisfied { .. } => return SynthesisError::Unsatisfiable,
             _ => None,
         };

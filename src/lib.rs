@@ -32,6 +32,8 @@ pub mod prover;
 pub mod sha256;
 mod synthesize;
 pub mod vectors;
+#[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
+mod warn_once;
 mod wide_sum;
 
 pub use assignment::{ProvingAssignment, SynthesisOptions};

@@ -235,7 +235,7 @@ fn drop_in_batch_provers_match_bellperson_and_earn_trust() {
     )
     .unwrap();
     let xs = [3u64, 1 << 40, 7];
-    let (r, s) = synthpool::prover::v0_27::random_rs::<Fr>(xs.len(), &mut rng);
+    let (r, s) = synthpool::prover::random_rs::<Fr>(xs.len(), &mut rng);
     let expected = bytes_027(
         &groth16::create_proof_batch(num(&xs, 2), &params, r.clone(), s.clone()).unwrap(),
     );
@@ -363,7 +363,7 @@ fn drop_in_batch_provers_match_bellperson_and_earn_trust() {
     let wide = ManyCoefficients { width: 260 };
     let wide_params =
         groth16::generate_random_parameters::<Bls12, _, _>(wide.clone(), &mut rng).unwrap();
-    let (r1, s1) = synthpool::prover::v0_27::random_rs::<Fr>(1, &mut rng);
+    let (r1, s1) = synthpool::prover::random_rs::<Fr>(1, &mut rng);
     let theirs =
         groth16::create_proof_batch(vec![wide.clone()], &wide_params, r1.clone(), s1.clone());
     let before = stats();
@@ -440,7 +440,7 @@ fn wrong_circuits_never_poison_the_process() {
         groth16::generate_random_parameters::<Bls12, _, _>(Linear { x: None, factor: 3 }, &mut rng)
             .unwrap();
     let xs = [2u64, 9];
-    let (r, s) = synthpool::prover::v0_27::random_rs::<Fr>(2, &mut rng);
+    let (r, s) = synthpool::prover::random_rs::<Fr>(2, &mut rng);
     let bellperson = |circuits: Vec<Linear>| {
         bytes_027(&groth16::create_proof_batch(circuits, &three, r.clone(), s.clone()).unwrap())
     };

@@ -29,7 +29,7 @@ fn retained_buffers_serve_the_next_batch_of_their_structure_with_the_same_proofs
     };
     let (two, three) = (params_for(2, &mut rng), params_for(3, &mut rng));
     let xs = [3u64, 1 << 40, 7];
-    let (r, s) = synthpool::prover::v0_27::random_rs::<Fr>(xs.len(), &mut rng);
+    let (r, s) = synthpool::prover::random_rs::<Fr>(xs.len(), &mut rng);
     let bytes = |proofs: Vec<groth16::Proof<Bls12>>| -> Vec<Vec<u8>> {
         proofs
             .iter()

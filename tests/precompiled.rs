@@ -314,7 +314,7 @@ fn proofs_from_recorded_vectors_are_bellpersons() {
         x: Some(Fr::from(9u64)),
         rounds: 2,
     };
-    let (r, s) = synthpool::prover::v0_26::random_rs::<Fr>(1, &mut rng);
+    let (r, s) = synthpool::prover::random_rs::<Fr>(1, &mut rng);
     let expected = groth16::create_proof(circuit.clone(), &params, r[0], s[0]).unwrap();
     let vectors = recording.synthesize(circuit).unwrap();
     let public = vectors.input_assignment[1..].to_vec();

@@ -53,7 +53,7 @@ macro_rules! end_to_end {
         )
         .unwrap();
         let pvk = groth16::prepare_verifying_key(&params.vk);
-        let (r, s) = ours::random_rs::<Fr>(2, &mut rng);
+        let (r, s) = synthpool::prover::random_rs::<Fr>(2, &mut rng);
 
         let expected =
             groth16::create_proof_batch(circuits(&[3, 1 << 40]), &params, r.clone(), s.clone())
@@ -136,7 +136,7 @@ fn parameters_of_another_circuit_are_an_error_not_a_panic() {
         &mut rng,
     )
     .unwrap();
-    let (r, s) = synthpool::prover::v0_26::random_rs::<Fr>(1, &mut rng);
+    let (r, s) = synthpool::prover::random_rs::<Fr>(1, &mut rng);
     let pvk = groth16::prepare_verifying_key(&params.vk);
     for rounds in [3, 0] {
         let other = synthesize_batch(vec![NumCircuit {

@@ -4,14 +4,14 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use ff::PrimeField;
 
-use super::store::Key;
+use super::key::Key;
 use crate::error::{Error, FileProblem};
 use crate::precompiled::{Recording, KEY_LEN};
+use crate::warn_once::warn_once;
 
 fn hex(key: &Key) -> String {
     key.iter().map(|byte| format!("{byte:02x}")).collect()
@@ -38,19 +38,6 @@ pub(crate) fn input_counts(dir: &Path) -> Vec<usize> {
             .filter_map(|entry| inputs_of(&entry.file_name().to_string_lossy()))
             .collect(),
         Err(_) => Vec::new(),
-    }
-}
-
-/// Logs `message` at warning level the first time `what` is said in this process.
-pub(crate) fn warn_once(what: String, message: impl FnOnce() -> String) {
-    static SAID: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
-    let said = SAID.get_or_init(Default::default);
-    if said
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(what)
-    {
-        log::warn!("{}", message());
     }
 }
 

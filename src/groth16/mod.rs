@@ -32,9 +32,14 @@
 //! allocated between batches).
 
 mod files;
+mod key;
 mod pipeline;
 mod settings;
 mod store;
+#[cfg(feature = "bellperson-0.26")]
+pub mod v0_26;
+#[cfg(feature = "bellperson-0.27")]
+pub mod v0_27;
 
 pub use settings::{
     cache_dir, in_flight, retains_buffers, set_cache_dir, set_in_flight, set_retain_buffers,
@@ -42,185 +47,9 @@ pub use settings::{
 };
 pub use store::{clear, stats, CacheStats};
 
-/// Generates the drop-ins for one bellperson release.
-macro_rules! dropin_for {
-    ($bellperson:ident, $prover:ident) => {
-        use bellpepper_core::Circuit;
-        use ff::PrimeField;
-        use pairing::MultiMillerLoop;
-        use rand_core::RngCore;
-        use $bellperson::gpu::GpuName;
-        use $bellperson::groth16::{ParameterSource, Proof, VerifyingKey};
-        use $bellperson::SynthesisError;
-
-        use super::pipeline::{prove_batch, MemberProver};
-        use super::settings::{in_flight, retains_buffers};
-        use super::store::Key;
-        use crate::prover::$prover::{random_rs, BatchProver};
-        use crate::vectors::ProverVectors;
-        use crate::Error;
-
-        impl<E, P> MemberProver<E::Fr> for BatchProver<E, P>
-        where
-            E: MultiMillerLoop,
-            E::Fr: GpuName,
-            E::G1Affine: GpuName,
-            E::G2Affine: GpuName,
-            P: ParameterSource<E>,
-        {
-            type Proof = Proof<E>;
-
-            fn prove(
-                &mut self,
-                vectors: ProverVectors<E::Fr>,
-                r: E::Fr,
-                s: E::Fr,
-                keep: bool,
-            ) -> Result<(Proof<E>, Option<ProverVectors<E::Fr>>), Error> {
-                BatchProver::prove(self, vectors, r, s, keep)
-            }
-
-            fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
-                BatchProver::verifies(self, proof, public)
-            }
-        }
-
-        /// The cache key of a verifying key: a digest of its bytes.
-        fn key_of<E: MultiMillerLoop>(vk: &VerifyingKey<E>) -> Option<Key> {
-            let mut bytes = Vec::new();
-            vk.write(&mut bytes).ok()?;
-            let mut digest = blake2s_simd::Params::new();
-            digest.personal(b"synthrec");
-            Some(*digest.hash(&bytes).as_array())
-        }
-
-        /// Logs the whole error (a `SynthesisError` keeps only its message), then converts.
-        fn report(error: Error) -> SynthesisError {
-            log::error!("synthpool: {}", error.chain());
-            error.into_synthesis_error()
-        }
-
-        fn prove_cached<E, C, P>(
-            circuits: Vec<C>,
-            params: P,
-            r: Vec<E::Fr>,
-            s: Vec<E::Fr>,
-            priority: bool,
-        ) -> Result<Vec<Proof<E>>, SynthesisError>
-        where
-            E: MultiMillerLoop,
-            C: Circuit<E::Fr> + Send,
-            E::Fr: GpuName,
-            E::G1Affine: GpuName,
-            E::G2Affine: GpuName,
-            <E::Fr as PrimeField>::Repr: Sync,
-            P: ParameterSource<E>,
-        {
-            if r.len() != circuits.len() || s.len() != circuits.len() {
-                return Err(report(Error::Randomness {
-                    assignments: circuits.len(),
-                    r: r.len(),
-                    s: s.len(),
-                }));
-            }
-            let members = in_flight().map_err(report)?;
-            let key_for = |inputs: usize| params.get_vk(inputs).ok().and_then(key_of);
-            prove_batch(
-                circuits,
-                (&r, &s),
-                &key_for,
-                |first| BatchProver::new(&params, first, priority),
-                (members, retains_buffers()),
-            )
-            .map_err(report)
-        }
-
-        /// bellperson's `groth16::create_random_proof_batch`: the same proofs for the same
-        /// `rng`, synthesized through recordings, in bounded memory.
-        pub fn create_random_proof_batch<E, C, R, P: ParameterSource<E>>(
-            circuits: Vec<C>,
-            params: P,
-            rng: &mut R,
-        ) -> Result<Vec<Proof<E>>, SynthesisError>
-        where
-            E: MultiMillerLoop,
-            C: Circuit<E::Fr> + Send,
-            R: RngCore,
-            E::Fr: GpuName,
-            E::G1Affine: GpuName,
-            E::G2Affine: GpuName,
-            <E::Fr as PrimeField>::Repr: Sync,
-        {
-            let (r, s) = random_rs(circuits.len(), rng);
-            prove_cached(circuits, params, r, s, false)
-        }
-
-        /// bellperson's `groth16::create_random_proof_batch_in_priority`: as
-        /// [`create_random_proof_batch`], with GPU priority.
-        pub fn create_random_proof_batch_in_priority<E, C, R, P: ParameterSource<E>>(
-            circuits: Vec<C>,
-            params: P,
-            rng: &mut R,
-        ) -> Result<Vec<Proof<E>>, SynthesisError>
-        where
-            E: MultiMillerLoop,
-            C: Circuit<E::Fr> + Send,
-            R: RngCore,
-            E::Fr: GpuName,
-            E::G1Affine: GpuName,
-            E::G2Affine: GpuName,
-            <E::Fr as PrimeField>::Repr: Sync,
-        {
-            let (r, s) = random_rs(circuits.len(), rng);
-            prove_cached(circuits, params, r, s, true)
-        }
-
-        /// bellperson's `groth16::create_proof_batch`: proofs with the given randomness.
-        pub fn create_proof_batch<E, C, P: ParameterSource<E>>(
-            circuits: Vec<C>,
-            params: P,
-            r: Vec<E::Fr>,
-            s: Vec<E::Fr>,
-        ) -> Result<Vec<Proof<E>>, SynthesisError>
-        where
-            E: MultiMillerLoop,
-            C: Circuit<E::Fr> + Send,
-            E::Fr: GpuName,
-            E::G1Affine: GpuName,
-            E::G2Affine: GpuName,
-            <E::Fr as PrimeField>::Repr: Sync,
-        {
-            prove_cached(circuits, params, r, s, false)
-        }
-
-        /// bellperson's `groth16::create_proof_batch_in_priority`.
-        pub fn create_proof_batch_in_priority<E, C, P: ParameterSource<E>>(
-            circuits: Vec<C>,
-            params: P,
-            r: Vec<E::Fr>,
-            s: Vec<E::Fr>,
-        ) -> Result<Vec<Proof<E>>, SynthesisError>
-        where
-            E: MultiMillerLoop,
-            C: Circuit<E::Fr> + Send,
-            E::Fr: GpuName,
-            E::G1Affine: GpuName,
-            E::G2Affine: GpuName,
-            <E::Fr as PrimeField>::Repr: Sync,
-        {
-            prove_cached(circuits, params, r, s, true)
-        }
-    };
-}
-
-/// The drop-ins for bellperson 0.26 (filecoin-proofs 19.0).
-#[cfg(feature = "bellperson-0.26")]
-pub mod v0_26 {
-    dropin_for!(bellperson, v0_26);
-}
-
-/// The drop-ins for bellperson 0.27 (filecoin-proofs 19.1).
-#[cfg(feature = "bellperson-0.27")]
-pub mod v0_27 {
-    dropin_for!(bellperson_027, v0_27);
+/// Logs the whole error (a `SynthesisError` keeps only its message), then converts it for
+/// bellperson's signatures.
+fn report(error: crate::Error) -> bellpepper_core::SynthesisError {
+    log::error!("synthpool: {}", error.chain());
+    error.into_synthesis_error()
 }

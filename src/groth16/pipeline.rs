@@ -21,10 +21,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use bellpepper_core::Circuit;
 use ff::PrimeField;
 
-use super::store::{store, Key, Probation, Saving, Start, Store};
+use super::key::Key;
+use super::store::{store, Probation, Saving, Start, Store};
 use crate::assignment::SynthesisOptions;
 use crate::error::Error;
 use crate::precompiled::Recording;
+use crate::prover::Proven;
 use crate::synthesize::synthesize_with;
 use crate::vectors::{ProverVectors, Shape};
 
@@ -33,14 +35,13 @@ pub(crate) trait MemberProver<Scalar> {
     /// The release's proof.
     type Proof;
     /// One member's proof, and its storage when `keep`.
-    #[allow(clippy::type_complexity)]
     fn prove(
         &mut self,
         vectors: ProverVectors<Scalar>,
         r: Scalar,
         s: Scalar,
         keep: bool,
-    ) -> Result<(Self::Proof, Option<ProverVectors<Scalar>>), Error>;
+    ) -> Result<Proven<Self::Proof, Scalar>, Error>;
     /// Whether `proof` verifies for these public inputs.
     fn verifies(&mut self, proof: &Self::Proof, public: &[Scalar]) -> bool;
 }
@@ -427,7 +428,7 @@ where
                     Ok((vectors, Made::Recording))
                 }
                 Err(why) => {
-                    super::files::warn_once(format!("unrecordable {found:?}"), || {
+                    crate::warn_once::warn_once(format!("unrecordable {found:?}"), || {
                         format!(
                             "synthpool: this circuit cannot be recorded ({}); synthesizing it \
                              directly",

@@ -22,12 +22,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use ff::PrimeField;
 
 use super::files::{self, Found};
+use super::key::Key;
 use super::settings::{cache_dir, retains_buffers};
-use crate::precompiled::{Recording, KEY_LEN};
+use crate::precompiled::Recording;
 use crate::vectors::{ProverVectors, Shape};
-
-/// What a structure's recording is filed under: a digest of the parameters' verifying key.
-pub(crate) type Key = [u8; KEY_LEN];
+use crate::warn_once::warn_once;
 
 /// What the drop-ins have done in this process, for one field.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -425,7 +424,7 @@ impl<Scalar: PrimeField> Probation<Scalar> {
         if let Some(path) = &self.file {
             files::remove(path, why);
         } else if let Some((key, _)) = &self.key {
-            files::warn_once(format!("rejected {key:?}"), || {
+            warn_once(format!("rejected {key:?}"), || {
                 format!("synthpool: a new recording is dropped: {why}")
             });
         }

@@ -14,7 +14,8 @@ use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 use synthpool::groth16::{set_in_flight, v0_27 as dropin};
-use synthpool::prover::v0_27::{prove, prove_keeping_buffers, random_rs};
+use synthpool::prover::random_rs;
+use synthpool::prover::v0_27::{prove, prove_keeping_buffers};
 use synthpool_bench::alloc;
 
 #[global_allocator]

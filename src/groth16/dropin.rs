@@ -1,0 +1,160 @@
+//! The drop-ins for one bellperson release, compiled once per release: `super::upstream` is
+//! that release's crate and `super::prover` synthpool's prover for it (see `v0_26.rs`,
+//! `v0_27.rs`). They take any of bellperson's parameter sources, as bellperson's own do
+//! without its `cuda-supraseal` feature.
+
+use bellpepper_core::Circuit;
+use ff::PrimeField;
+use pairing::MultiMillerLoop;
+use rand_core::RngCore;
+
+use super::prover::BatchProver;
+use super::upstream::gpu::GpuName;
+use super::upstream::groth16::{ParameterSource, Proof, VerifyingKey};
+use super::upstream::SynthesisError;
+use crate::error::Error;
+use crate::groth16::key::key_of;
+use crate::groth16::pipeline::{prove_batch, MemberProver};
+use crate::groth16::report;
+use crate::groth16::settings::{in_flight, retains_buffers};
+use crate::prover::{random_rs, Proven};
+use crate::vectors::ProverVectors;
+
+impl<E, P> MemberProver<E::Fr> for BatchProver<E, P>
+where
+    E: MultiMillerLoop,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    P: ParameterSource<E>,
+{
+    type Proof = Proof<E>;
+
+    fn prove(
+        &mut self,
+        vectors: ProverVectors<E::Fr>,
+        r: E::Fr,
+        s: E::Fr,
+        keep: bool,
+    ) -> Result<Proven<Proof<E>, E::Fr>, Error> {
+        BatchProver::prove(self, vectors, r, s, keep)
+    }
+
+    fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
+        BatchProver::verifies(self, proof, public)
+    }
+}
+
+fn prove_cached<E, C, P>(
+    circuits: Vec<C>,
+    params: P,
+    r: Vec<E::Fr>,
+    s: Vec<E::Fr>,
+    priority: bool,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    <E::Fr as PrimeField>::Repr: Sync,
+    P: ParameterSource<E>,
+{
+    if r.len() != circuits.len() || s.len() != circuits.len() {
+        return Err(report(Error::Randomness {
+            assignments: circuits.len(),
+            r: r.len(),
+            s: s.len(),
+        }));
+    }
+    let members = in_flight().map_err(report)?;
+    let key_for = |inputs: usize| {
+        let vk: &VerifyingKey<E> = params.get_vk(inputs).ok()?;
+        key_of(|bytes| vk.write(bytes))
+    };
+    prove_batch(
+        circuits,
+        (&r, &s),
+        &key_for,
+        |first| BatchProver::new(&params, first, priority),
+        (members, retains_buffers()),
+    )
+    .map_err(report)
+}
+
+/// bellperson's `groth16::create_random_proof_batch`: the same proofs for the same `rng`,
+/// synthesized through recordings, in bounded memory.
+pub fn create_random_proof_batch<E, C, R, P: ParameterSource<E>>(
+    circuits: Vec<C>,
+    params: P,
+    rng: &mut R,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    R: RngCore,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    <E::Fr as PrimeField>::Repr: Sync,
+{
+    let (r, s) = random_rs(circuits.len(), rng);
+    prove_cached(circuits, params, r, s, false)
+}
+
+/// bellperson's `groth16::create_random_proof_batch_in_priority`: as
+/// [`create_random_proof_batch`], with GPU priority.
+pub fn create_random_proof_batch_in_priority<E, C, R, P: ParameterSource<E>>(
+    circuits: Vec<C>,
+    params: P,
+    rng: &mut R,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    R: RngCore,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    <E::Fr as PrimeField>::Repr: Sync,
+{
+    let (r, s) = random_rs(circuits.len(), rng);
+    prove_cached(circuits, params, r, s, true)
+}
+
+/// bellperson's `groth16::create_proof_batch`: proofs with the given randomness.
+pub fn create_proof_batch<E, C, P: ParameterSource<E>>(
+    circuits: Vec<C>,
+    params: P,
+    r: Vec<E::Fr>,
+    s: Vec<E::Fr>,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    <E::Fr as PrimeField>::Repr: Sync,
+{
+    prove_cached(circuits, params, r, s, false)
+}
+
+/// bellperson's `groth16::create_proof_batch_in_priority`.
+pub fn create_proof_batch_in_priority<E, C, P: ParameterSource<E>>(
+    circuits: Vec<C>,
+    params: P,
+    r: Vec<E::Fr>,
+    s: Vec<E::Fr>,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    <E::Fr as PrimeField>::Repr: Sync,
+{
+    prove_cached(circuits, params, r, s, true)
+}

@@ -1,0 +1,17 @@
+//! What a circuit structure's recording is filed under: a digest of the verifying key of its
+//! parameters, which are made for exactly one structure.
+
+use crate::precompiled::KEY_LEN;
+
+/// A structure's key: the digest of its verifying key's bytes.
+pub(crate) type Key = [u8; KEY_LEN];
+
+/// The key of the verifying key that `write` serializes (bellperson's `VerifyingKey::write`,
+/// of whichever release); `None` if it cannot be written.
+pub(crate) fn key_of(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Option<Key> {
+    let mut bytes = Vec::new();
+    write(&mut bytes).ok()?;
+    let mut digest = blake2s_simd::Params::new();
+    digest.personal(b"synthrec");
+    Some(*digest.hash(&bytes).as_array())
+}

@@ -1,0 +1,14 @@
+//! The drop-ins for bellperson 0.27 (filecoin-proofs 19.1).
+
+use crate::prover::v0_27 as prover;
+use bellperson_027 as upstream;
+
+// The same file is this module for each release, by design.
+#[allow(clippy::duplicate_mod)]
+#[path = "dropin.rs"]
+mod dropin;
+
+pub use dropin::{
+    create_proof_batch, create_proof_batch_in_priority, create_random_proof_batch,
+    create_random_proof_batch_in_priority,
+};

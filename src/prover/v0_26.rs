@@ -1,0 +1,11 @@
+//! `prove` for bellperson 0.26 (filecoin-proofs 19.0).
+
+use bellperson as upstream;
+
+// The same file is this module for each release, by design.
+#[allow(clippy::duplicate_mod)]
+#[path = "release.rs"]
+mod release;
+
+pub(crate) use release::BatchProver;
+pub use release::{prove, prove_keeping_buffers, prove_with_priority};
