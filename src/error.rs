@@ -53,7 +53,7 @@ impl fmt::Display for VariableKind {
     }
 }
 
-/// What is wrong with a recording file.
+/// What is wrong with a file: a recording, or the head of a parameters file.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum FileProblem {
@@ -90,6 +90,8 @@ pub enum FileProblem {
     Corrupt(String),
     /// A valid file, but recorded under another cache key than the one asked for.
     Key,
+    /// Not a regular file (a FIFO, a device, a directory), which an open could block on.
+    NotRegular,
 }
 
 impl std::error::Error for FileProblem {
@@ -130,6 +132,7 @@ impl fmt::Display for FileProblem {
             FileProblem::Key => {
                 f.write_str("recorded for other parameters than the ones asked for")
             }
+            FileProblem::NotRegular => f.write_str("not a regular file"),
         }
     }
 }
@@ -381,6 +384,16 @@ impl From<SynthesisError> for Error {
     fn from(e: SynthesisError) -> Self {
         Error::Synthesis(e)
     }
+}
+
+/// The text of a panic's payload.
+#[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 /// An error's whole chain in one message: each cause after a colon.

@@ -17,6 +17,18 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(all(feature = "cuda", feature = "cuda-supraseal"))]
+compile_error!(
+    "synthpool: features `cuda` and `cuda-supraseal` exclude each other, as in filecoin-proofs: \
+     `cuda` proves with bellperson's own GPU kernels, `cuda-supraseal` with supraseal; pick one"
+);
+
+#[cfg(all(feature = "bellperson-0.26", feature = "cuda-supraseal"))]
+compile_error!(
+    "synthpool: `cuda-supraseal` proves with bellperson 0.27 (filecoin-proofs 19.1); the \
+     bellperson 0.26 drop-ins (filecoin-proofs 19.0) cannot take supraseal's parameters"
+);
+
 pub mod assignment;
 pub mod error;
 mod eval;

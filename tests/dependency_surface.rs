@@ -2,8 +2,10 @@
 //! dependencies only, from the committed lock file): the SHA-256 family, synthesis and
 //! pre-compiled evaluation need no bellperson; each prover feature brings exactly its own
 //! bellperson; `neptune-11` (the Poseidon gadget) brings neptune 11 and blstrs, which a
-//! fork has already; none brings perf-event, serde_json, criterion or jemalloc, which stay in the
-//! bench package. A change to these lists is a decision: update them with it.
+//! fork has already; the GPU features bring exactly what bellperson's own bring (and
+//! `cuda-supraseal` the supraseal-c2 that bellperson's uses); none brings perf-event,
+//! serde_json, criterion or jemalloc, which stay in the bench package. A change to these
+//! lists is a decision: update them with it.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -152,9 +154,48 @@ const NEPTUNE: &[&str] = &[
     "zeroize_derive",
 ];
 
+/// What bellperson's `cuda` brings (rust-gpu-tools over the CUDA driver API).
+const CUDA: &[&str] = &[
+    "bitflags",
+    "cuda-driver-sys",
+    "fil-rustacuda",
+    "fs2",
+    "home",
+    "parking_lot",
+    "parking_lot_core",
+    "rust-gpu-tools",
+    "rustacuda_core",
+    "rustacuda_derive",
+    "smallvec",
+    "temp-env",
+];
+
+/// What bellperson's `opencl` brings.
+const OPENCL: &[&str] = &[
+    "cl3",
+    "fs2",
+    "home",
+    "opencl-sys",
+    "opencl3",
+    "parking_lot",
+    "parking_lot_core",
+    "rust-gpu-tools",
+    "smallvec",
+    "temp-env",
+];
+
+/// What `cuda-supraseal` brings: supraseal's prover, the very crates bellperson's
+/// `cuda-supraseal` uses.
+const SUPRASEAL: &[&str] = &["sppark", "supraseal-c2"];
+
 fn expected(extra: &[&str], bellperson: Option<&str>) -> BTreeSet<String> {
+    expected_with(extra, &[], bellperson)
+}
+
+fn expected_with(extra: &[&str], gpu: &[&str], bellperson: Option<&str>) -> BTreeSet<String> {
     CORE.iter()
         .chain(extra)
+        .chain(gpu)
         .map(|name| name.to_string())
         .chain(bellperson.map(|version| format!("bellperson {version}")))
         .collect()
@@ -162,11 +203,23 @@ fn expected(extra: &[&str], bellperson: Option<&str>) -> BTreeSet<String> {
 
 #[test]
 fn each_feature_set_carries_only_what_it_uses() {
-    let cases: [(&[&str], BTreeSet<String>); 4] = [
+    let cases: [(&[&str], BTreeSet<String>); 7] = [
         (&[], expected(&[], None)),
         (&["neptune-11"], expected(NEPTUNE, None)),
         (&["bellperson-0.26"], expected(PROVER, Some("v0.26.0"))),
         (&["bellperson-0.27"], expected(PROVER, Some("v0.27.0"))),
+        (
+            &["bellperson-0.27", "cuda"],
+            expected_with(PROVER, CUDA, Some("v0.27.0")),
+        ),
+        (
+            &["bellperson-0.27", "opencl"],
+            expected_with(PROVER, OPENCL, Some("v0.27.0")),
+        ),
+        (
+            &["cuda-supraseal"],
+            expected_with(PROVER, SUPRASEAL, Some("v0.27.0")),
+        ),
     ];
     for (features, expected) in cases {
         let found = surface(features);

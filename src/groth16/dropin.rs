@@ -76,7 +76,7 @@ where
     prove_batch(
         circuits,
         (&r, &s),
-        &key_for,
+        Some(&key_for),
         |first| BatchProver::new(&params, first, priority),
         (members, retains_buffers()),
     )

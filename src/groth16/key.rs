@@ -6,6 +6,10 @@ use crate::precompiled::KEY_LEN;
 /// A structure's key: the digest of its verifying key's bytes.
 pub(crate) type Key = [u8; KEY_LEN];
 
+/// How parameters name their structure: its key, asked with the circuit's input count
+/// (parameter sources take it when asked for their verifying key).
+pub(crate) type KeyFor<'a> = dyn Fn(usize) -> Option<Key> + Sync + 'a;
+
 /// The key of the verifying key that `write` serializes (bellperson's `VerifyingKey::write`,
 /// of whichever release); `None` if it cannot be written.
 pub(crate) fn key_of(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Option<Key> {

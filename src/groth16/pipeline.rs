@@ -21,10 +21,10 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use bellpepper_core::Circuit;
 use ff::PrimeField;
 
-use super::key::Key;
+use super::key::{Key, KeyFor};
 use super::store::{store, Probation, Saving, Start, Store};
 use crate::assignment::SynthesisOptions;
-use crate::error::Error;
+use crate::error::{panic_message, Error};
 use crate::precompiled::Recording;
 use crate::prover::Proven;
 use crate::synthesize::synthesize_with;
@@ -169,13 +169,14 @@ enum Plan<Scalar: PrimeField> {
 type Produced<Scalar> = Result<(ProverVectors<Scalar>, Made), Error>;
 
 /// Proves `circuits` with randomness `r[i]`, `s[i]`, at most `in_flight` members holding
-/// vectors at once; `prover` is made for the first member's vectors. `keep`: retention is
+/// vectors at once; `prover` is made for the first member's vectors. `key_for` is `None`
+/// when the parameters can give no key at all: the batch is synthesized directly. `keep`: retention is
 /// on (each proof hands its storage back for the next members, and the batch's for the
 /// next batch).
 pub(crate) fn prove_batch<Scalar, C, P>(
     circuits: Vec<C>,
     (r, s): (&[Scalar], &[Scalar]),
-    key_for: &(dyn Fn(usize) -> Option<Key> + Sync),
+    key_for: Option<&KeyFor<'_>>,
     make_prover: impl FnOnce(&ProverVectors<Scalar>) -> Result<P, Error>,
     (in_flight, keep): (usize, bool),
 ) -> Result<Vec<P::Proof>, Error>
@@ -189,7 +190,12 @@ where
         return Ok(Vec::new());
     }
     let store = store::<Scalar>();
-    let (plan, probation, verdict, key) = match store.begin(key_for) {
+    let start = match key_for {
+        Some(key_for) => store.begin(key_for),
+        None => store.begin_unkeyed(),
+    };
+    let key_for = key_for.unwrap_or(&|_| None);
+    let (plan, probation, verdict, key) = match start {
         Start::Trusted(key, recording) => {
             (Plan::Trusted(recording), None, Verdict::None, Some(key))
         }
@@ -241,7 +247,7 @@ struct Beginning<Scalar: PrimeField> {
 fn run<Scalar, C, P>(
     circuits: Vec<C>,
     (r, s): (&[Scalar], &[Scalar]),
-    key_for: &(dyn Fn(usize) -> Option<Key> + Sync),
+    key_for: &KeyFor<'_>,
     make_prover: impl FnOnce(&ProverVectors<Scalar>) -> Result<P, Error>,
     (in_flight, keep): (usize, bool),
     beginning: Beginning<Scalar>,
@@ -314,7 +320,7 @@ fn produce<Scalar, C>(
     mut plan: Plan<Scalar>,
     shared: &Shared<Scalar>,
     store: &Store<Scalar>,
-    key_for: &(dyn Fn(usize) -> Option<Key> + Sync),
+    key_for: &KeyFor<'_>,
     sender: mpsc::Sender<Produced<Scalar>>,
 ) where
     Scalar: PrimeField,
@@ -345,22 +351,13 @@ fn produce<Scalar, C>(
     }
 }
 
-/// The text of a panic's payload.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".into())
-}
-
 /// One member's synthesis as `plan` says, updating the plan for the next.
 fn member<Scalar, C>(
     circuit: C,
     plan: &mut Plan<Scalar>,
     shared: &Shared<Scalar>,
     store: &Store<Scalar>,
-    key_for: &(dyn Fn(usize) -> Option<Key> + Sync),
+    key_for: &KeyFor<'_>,
 ) -> Produced<Scalar>
 where
     Scalar: PrimeField,

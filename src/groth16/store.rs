@@ -22,7 +22,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use ff::PrimeField;
 
 use super::files::{self, Found};
-use super::key::Key;
+use super::key::{Key, KeyFor};
 use super::settings::{cache_dir, retains_buffers};
 use crate::precompiled::Recording;
 use crate::vectors::{ProverVectors, Shape};
@@ -188,10 +188,7 @@ impl<Scalar: PrimeField> Store<Scalar> {
     /// How a batch of the structure `key_for` names (`key_for(inputs)`: the parameters'
     /// key, asked with an input count) begins; waits while another batch holds the
     /// structure on probation, unless this thread is a rayon worker.
-    pub(crate) fn begin(
-        self: &Arc<Self>,
-        key_for: &(dyn Fn(usize) -> Option<Key> + Sync),
-    ) -> Start<Scalar> {
+    pub(crate) fn begin(self: &Arc<Self>, key_for: &KeyFor<'_>) -> Start<Scalar> {
         let mut state = lock(&self.state);
         loop {
             match self.find(&mut state, key_for) {
@@ -240,12 +237,15 @@ impl<Scalar: PrimeField> Store<Scalar> {
         }
     }
 
+    /// How a batch whose parameters give no key begins: directly, since no recording could
+    /// be filed or earn trust.
+    pub(crate) fn begin_unkeyed(&self) -> Start<Scalar> {
+        lock(&self.state).stats.direct_batches += 1;
+        Start::Direct(None)
+    }
+
     /// The structure's slot in memory, or its file on disk.
-    fn find(
-        &self,
-        state: &mut State<Scalar>,
-        key_for: &(dyn Fn(usize) -> Option<Key> + Sync),
-    ) -> Lookup<Scalar> {
+    fn find(&self, state: &mut State<Scalar>, key_for: &KeyFor<'_>) -> Lookup<Scalar> {
         let dir = cache_dir();
         let mut counts: Vec<usize> = state.entries.values().map(|(inputs, _)| *inputs).collect();
         if let Some(dir) = &dir {

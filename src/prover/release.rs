@@ -156,7 +156,9 @@ pub(crate) fn verifies<E: MultiMillerLoop>(
 }
 
 /// One batch's proving: the parameters' queries read and checked once, for the layout
-/// every member shares, then one member at a time.
+/// every member shares, then one member at a time. (Under `cuda-supraseal` bellperson
+/// 0.27's drop-ins prove with `SrsProver` instead, so its verification goes unused there.)
+#[cfg_attr(feature = "cuda-supraseal", allow(dead_code))]
 pub(crate) struct BatchProver<E: MultiMillerLoop, P: ParameterSource<E>> {
     layout: Layout,
     vk: VerifyingKey<E>,
@@ -188,6 +190,7 @@ where
         first: &ProverVectors<E::Fr>,
         priority: bool,
     ) -> Result<Self, Error> {
+        super::refuse_supraseal::<E, P>(params)?;
         let layout = Layout::of(first)?;
         let shape = layout.shape;
         let vk = params.get_vk(shape.inputs)?.clone();
@@ -275,6 +278,7 @@ where
 
     /// Whether `proof` verifies against the parameters' verifying key for these public
     /// inputs (the constant one excluded).
+    #[cfg_attr(feature = "cuda-supraseal", allow(dead_code))]
     pub(crate) fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
         verifies(&self.vk, &mut self.prepared, proof, public)
     }

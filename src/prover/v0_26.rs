@@ -9,3 +9,13 @@ mod release;
 
 pub(crate) use release::BatchProver;
 pub use release::{prove, prove_keeping_buffers, prove_with_priority};
+
+/// bellperson 0.26's parameter sources all hold their queries (synthpool's
+/// `cuda-supraseal` is for 0.27).
+fn refuse_supraseal<E, P>(_: &P) -> Result<(), crate::Error>
+where
+    E: pairing::MultiMillerLoop,
+    P: upstream::groth16::ParameterSource<E>,
+{
+    Ok(())
+}

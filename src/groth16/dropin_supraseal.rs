@@ -1,0 +1,170 @@
+//! The drop-ins for bellperson 0.27 built with `cuda-supraseal` (curio's default): the
+//! signatures of bellperson's `ext_supraseal`, whose parameters are `&SuprasealParameters`,
+//! also taking `&SuprasealParametersWithFile`, which a fork patched by
+//! `scripts/patch-fork.sh` passes.
+//!
+//! Members are synthesized as everywhere else (recordings, `k` in flight, retention) and
+//! proven on supraseal one per call as each is ready, so the next member's synthesis runs
+//! while the current one is on the GPU. Recordings earn trust against the verifying key in
+//! the parameters file's head; parameters without their file have no key, and their
+//! batches are synthesized directly (bellperson's vectors), never from a recording.
+
+use bellpepper_core::Circuit;
+use ff::PrimeField;
+use pairing::MultiMillerLoop;
+use rand_core::RngCore;
+
+use super::prover::{SrsProver, SuprasealParams};
+use super::upstream::gpu::GpuName;
+use super::upstream::groth16::Proof;
+use super::upstream::SynthesisError;
+use crate::error::Error;
+use crate::groth16::key::key_of;
+use crate::groth16::pipeline::{prove_batch, MemberProver};
+use crate::groth16::report;
+use crate::groth16::settings::{in_flight, retains_buffers};
+use crate::prover::{random_rs, Proven};
+use crate::vectors::ProverVectors;
+use crate::warn_once::warn_once;
+
+impl<E: MultiMillerLoop> MemberProver<E::Fr> for SrsProver<'_, E> {
+    type Proof = Proof<E>;
+
+    fn prove(
+        &mut self,
+        vectors: ProverVectors<E::Fr>,
+        r: E::Fr,
+        s: E::Fr,
+        keep: bool,
+    ) -> Result<Proven<Proof<E>, E::Fr>, Error> {
+        SrsProver::prove(self, vectors, r, s, keep)
+    }
+
+    fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
+        SrsProver::verifies(self, proof, public)
+    }
+}
+
+fn prove_cached<E, C, S>(
+    circuits: Vec<C>,
+    params: S,
+    r: Vec<E::Fr>,
+    s: Vec<E::Fr>,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    S: SuprasealParams<E>,
+{
+    if r.len() != circuits.len() || s.len() != circuits.len() {
+        return Err(report(Error::Randomness {
+            assignments: circuits.len(),
+            r: r.len(),
+            s: s.len(),
+        }));
+    }
+    let members = in_flight().map_err(report)?;
+    let file = params.file();
+    let key = file.and_then(|file| {
+        let vk = file.verifying_key();
+        key_of(|bytes| vk.write(bytes)).map(|key| (key, vk.ic.len()))
+    });
+    if key.is_none() {
+        warn_once("supraseal without a parameters file".into(), || {
+            "synthpool: supraseal parameters without their .params file give no verifying \
+             key: members are synthesized directly, never from a recording (a fork patched by \
+             scripts/patch-fork.sh passes the file)"
+                .into()
+        });
+    }
+    let key_for = |inputs: usize| key.filter(|(_, ic)| *ic == inputs).map(|(key, _)| key);
+    prove_batch(
+        circuits,
+        (&r, &s),
+        key.is_some().then_some(&key_for as _),
+        |first| SrsProver::new(&params, first),
+        (members, retains_buffers()),
+    )
+    .map_err(report)
+}
+
+/// bellperson's `groth16::create_random_proof_batch` under `cuda-supraseal`: the same
+/// proofs for the same `rng`, synthesized through recordings, in bounded memory.
+pub fn create_random_proof_batch<E, C, R, S>(
+    circuits: Vec<C>,
+    params: S,
+    rng: &mut R,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    R: RngCore,
+    S: SuprasealParams<E>,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    <E::Fr as PrimeField>::Repr: Sync,
+{
+    let (r, s) = random_rs(circuits.len(), rng);
+    prove_cached(circuits, params, r, s)
+}
+
+/// bellperson's `groth16::create_random_proof_batch_in_priority` under `cuda-supraseal`,
+/// which ignores the priority (supraseal has none): as [`create_random_proof_batch`].
+pub fn create_random_proof_batch_in_priority<E, C, R, S>(
+    circuits: Vec<C>,
+    params: S,
+    rng: &mut R,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    R: RngCore,
+    S: SuprasealParams<E>,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    <E::Fr as PrimeField>::Repr: Sync,
+{
+    create_random_proof_batch(circuits, params, rng)
+}
+
+/// bellperson's `groth16::create_proof_batch` under `cuda-supraseal`: proofs with the
+/// given randomness.
+pub fn create_proof_batch<E, C, S>(
+    circuits: Vec<C>,
+    params: S,
+    r: Vec<E::Fr>,
+    s: Vec<E::Fr>,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    S: SuprasealParams<E>,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    <E::Fr as PrimeField>::Repr: Sync,
+{
+    prove_cached(circuits, params, r, s)
+}
+
+/// bellperson's `groth16::create_proof_batch_in_priority` under `cuda-supraseal`: as
+/// [`create_proof_batch`].
+pub fn create_proof_batch_in_priority<E, C, S>(
+    circuits: Vec<C>,
+    params: S,
+    r: Vec<E::Fr>,
+    s: Vec<E::Fr>,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr> + Send,
+    S: SuprasealParams<E>,
+    E::Fr: GpuName,
+    E::G1Affine: GpuName,
+    E::G2Affine: GpuName,
+    <E::Fr as PrimeField>::Repr: Sync,
+{
+    prove_cached(circuits, params, r, s)
+}
