@@ -13,9 +13,13 @@
 #   4. storage-proofs-core/src/compound_proof.rs: `create_random_proof_batch` and
 #      `create_random_proof_batch_in_priority` come from synthpool's drop-ins for the
 #      workspace's bellperson (0.26 or 0.27), which synthesize through cached recordings;
+#      under `cuda-supraseal`, `circuit_proofs` hands them the parameters with the path of
+#      their `.params` file (`SuprasealParametersWithFile`), whose head has the verifying key;
 #   5. the four crates' Cargo.toml: a `synthpool` path dependency, with the `neptune-11`
 #      feature where Poseidon is hashed and the bellperson feature for storage-proofs-core
-#      (a dependency an earlier recipe added gains the features it lacks).
+#      (a dependency an earlier recipe added gains the features it lacks);
+#   6. storage-proofs-core's `cuda`, `cuda-supraseal` and `opencl` features (those it has)
+#      also turn on synthpool's, so the drop-in matches the prover the fork is built with.
 #
 # Usage: scripts/patch-fork.sh DIR
 #
@@ -172,6 +176,51 @@ edit() {
             substr($text, $at, $length) = $body;
         }
 
+        # The crate GPU features (those it has) also turn on synthpool features of the same name,
+        # so the drop-in is built for the prover the fork is built with.
+        sub gpu_features {
+            $text =~ /^\[features\][^\n]*\n((?:(?!\[)[^\n]*\n)*)/m
+                or die "patch-fork: $file: no [features] table\n";
+            my ($body, $at, $length) = ($1, $-[1], length($1));
+            for my $feature ("cuda", "cuda-supraseal", "opencl") {
+                my $item = "\"synthpool/$feature\"";
+                next unless $body =~ /^(\Q$feature\E\s*=\s*\[)([^\]]*)\]/m;
+                my ($open, $list, $start, $end) = ($1, $2, $-[2], $+[2]);
+                next if index($list, $item) >= 0;
+                my $grown;
+                if ($list =~ /\n/) {
+                    # One item per line: a line of its own, indented as the others.
+                    my ($indent) = $list =~ /\n([ \t]*)\S/;
+                    $indent //= "    ";
+                    (my $kept = $list) =~ s/,?\s*\z//;
+                    $grown = "$kept,\n$indent$item,\n";
+                } else {
+                    (my $kept = $list) =~ s/,?\s*\z//;
+                    $grown = $kept =~ /\S/ ? "$kept, $item" : $item;
+                }
+                substr($body, $start, $end - $start) = $grown;
+            }
+            substr($text, $at, $length) = $body;
+        }
+        # In `CompoundProof::circuit_proofs`, under `cuda-supraseal`: the parameters with the
+        # file they were loaded from, whose head gives the drop-in the verifying key its
+        # recordings earn trust against (supraseal parameters hold no key of their own).
+        sub supraseal_file {
+            my $marker = "SuprasealParametersWithFile::new(";
+            return if index($text, $marker) >= 0;
+            $text =~ /\bfn circuit_proofs\(.*?^([ \t]*)let mut rng = OsRng;\n/ms
+                or die "patch-fork: $file: expected `let mut rng = OsRng;` in `fn circuit_proofs`, not found\n";
+            my ($end, $i) = ($+[0], $1);
+            my $block = "${i}// synthpool: under cuda-supraseal, the parameters with their file, whose head gives\n"
+                . "${i}// the verifying key recordings earn trust against and the sizes checked before supraseal.\n"
+                . "${i}#[cfg(feature = \"cuda-supraseal\")]\n"
+                . "${i}let groth_params = &synthpool::prover::$ENV{BELLPERSON_MODULE}::SuprasealParametersWithFile::new(\n"
+                . "${i}    groth_params,\n"
+                . "${i}    crate::parameter_cache::parameter_cache_params_path(&Self::cache_identifier(pub_params)),\n"
+                . "${i});\n";
+            substr($text, $end, 0) = $block;
+        }
+
         if ($kind eq "patch") {
             $text =~ /^\s*\[workspace\]/m
                 or die "patch-fork: $file: not a workspace manifest (no [workspace] table)\n";
@@ -197,9 +246,12 @@ edit() {
                 "use synthpool::sha256::sha256 as sha256_circuit;");
         } elsif ($kind eq "poseidon") {
             swap_poseidon();
+        } elsif ($kind eq "gpu-features") {
+            gpu_features();
         } elsif ($kind eq "prover") {
             swap_imports("bellperson", ["create_random_proof_batch", "create_random_proof_batch_in_priority"],
                 "use synthpool::groth16::$ENV{BELLPERSON_MODULE}::{create_random_proof_batch, create_random_proof_batch_in_priority};");
+            supraseal_file();
         } else {
             die "patch-fork: unknown edit $kind\n";
         }
@@ -224,6 +276,7 @@ EDITS=(
     "dependency-with-poseidon $POREP_TOML"
     "dependency-with-poseidon $UPDATE_TOML"
     "dependency-with-prover $CORE_TOML"
+    "gpu-features $CORE_TOML"
     "sha256 $HASHERS_SHA"
     "sha256 $POREP_LABEL"
     "poseidon $HASHERS_POSEIDON"

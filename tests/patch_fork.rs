@@ -134,6 +134,38 @@ fn snapshot(checkout: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     files
 }
 
+/// The line of `CompoundProof::circuit_proofs` the supraseal block follows.
+const CIRCUIT_PROOFS_RNG: &str =
+    "    ) -> Result<Vec<groth16::Proof<Bls12>>> {\n        let mut rng = OsRng;\n";
+
+/// What the recipe adds to `circuit_proofs`: under `cuda-supraseal`, the parameters with
+/// the file filecoin-proofs loaded them from.
+const SUPRASEAL_FILE: &str = "        // synthpool: under cuda-supraseal, the parameters with their file, whose head gives
+        // the verifying key recordings earn trust against and the sizes checked before supraseal.
+        #[cfg(feature = \"cuda-supraseal\")]
+        let groth_params = &synthpool::prover::v0_27::SuprasealParametersWithFile::new(
+            groth_params,
+            crate::parameter_cache::parameter_cache_params_path(&Self::cache_identifier(pub_params)),
+        );
+";
+
+/// storage-proofs-core's published manifest with its GPU features forwarded to synthpool.
+fn gpu_features_forwarded(manifest: &str) -> String {
+    ["cuda", "cuda-supraseal", "opencl"]
+        .iter()
+        .fold(manifest.to_string(), |manifest, feature| {
+            let upstream = if *feature == "opencl" { "opencl" } else { "cuda" };
+            let list = format!(
+                "{feature} = [\n    \"bellperson/{feature}\",\n    \"filecoin-hashers/{upstream}\",\n"
+            );
+            replaced(
+                &manifest,
+                &format!("{list}]\n"),
+                &format!("{list}    \"synthpool/{feature}\",\n]\n"),
+            )
+        })
+}
+
 fn text(files: &BTreeMap<PathBuf, Vec<u8>>, path: &str) -> String {
     String::from_utf8(files[Path::new(path)].clone()).unwrap()
 }
@@ -255,7 +287,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
         ),
         (
             "storage-proofs-core/Cargo.toml",
-            text(&before, "storage-proofs-core/Cargo.toml")
+            gpu_features_forwarded(&text(&before, "storage-proofs-core/Cargo.toml"))
                 + &format!(
                     "\n[dependencies.synthpool]\npath = \"{repo}\"\n\
                      features = [\"bellperson-0.27\"]\n"
@@ -288,10 +320,14 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
         (
             "storage-proofs-core/src/compound_proof.rs",
             replaced(
-                &replaced(&original, expected_import, ""),
-                "    Circuit,\n};\n",
-                "    Circuit,\n};\nuse synthpool::groth16::v0_27::{create_random_proof_batch, \
-                 create_random_proof_batch_in_priority};\n",
+                &replaced(
+                    &replaced(&original, expected_import, ""),
+                    "    Circuit,\n};\n",
+                    "    Circuit,\n};\nuse synthpool::groth16::v0_27::{create_random_proof_batch, \
+                     create_random_proof_batch_in_priority};\n",
+                ),
+                CIRCUIT_PROOFS_RNG,
+                &format!("{CIRCUIT_PROOFS_RNG}{SUPRASEAL_FILE}"),
             ),
         ),
     ]
@@ -313,11 +349,12 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
         before.keys().collect::<Vec<_>>()
     );
 
-    // Idempotent: a second run reports every file unchanged and changes none.
+    // Idempotent: a second run reports every edit unchanged (storage-proofs-core's
+    // manifest has two) and changes no file.
     let again = succeeded("patch-fork.sh, again", patch_fork(&checkout));
     assert_eq!(
         again.matches(": unchanged").count(),
-        expected.len(),
+        expected.len() + 1,
         "{again}"
     );
     assert!(snapshot(&checkout) == after, "a second run changed files");
@@ -348,6 +385,50 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
     fs::write(&porep_manifest, &patched_porep).unwrap();
     assert!(snapshot(&checkout) == after);
 
+    // The features as rust-fil-proofs' own manifest writes them, one line each.
+    let core_manifest = checkout.join("storage-proofs-core/Cargo.toml");
+    let patched_core = fs::read_to_string(&core_manifest).unwrap();
+    let one_line = [
+        ("cuda", "\"bellperson/cuda\", \"filecoin-hashers/cuda\""),
+        (
+            "cuda-supraseal",
+            "\"bellperson/cuda-supraseal\", \"filecoin-hashers/cuda\"",
+        ),
+        (
+            "opencl",
+            "\"bellperson/opencl\", \"filecoin-hashers/opencl\"",
+        ),
+    ];
+    let mut unpatched = patched_core.clone();
+    for (feature, list) in one_line {
+        let upstream = if feature == "opencl" {
+            "opencl"
+        } else {
+            "cuda"
+        };
+        unpatched = replaced(
+            &unpatched,
+            &format!(
+                "{feature} = [\n    \"bellperson/{feature}\",\n    \"filecoin-hashers/{upstream}\",\n    \
+                 \"synthpool/{feature}\",\n]\n"
+            ),
+            &format!("{feature} = [{list}]\n"),
+        );
+    }
+    fs::write(&core_manifest, &unpatched).unwrap();
+    succeeded("patch-fork.sh, one-line features", patch_fork(&checkout));
+    let mut forwarded = unpatched.clone();
+    for (feature, list) in one_line {
+        forwarded = replaced(
+            &forwarded,
+            &format!("{feature} = [{list}]\n"),
+            &format!("{feature} = [{list}, \"synthpool/{feature}\"]\n"),
+        );
+    }
+    assert_eq!(fs::read_to_string(&core_manifest).unwrap(), forwarded);
+    fs::write(&core_manifest, &patched_core).unwrap();
+    assert!(snapshot(&checkout) == after);
+
     // The patched crates compile against this workspace, on our core alone, with one
     // neptune for the fork's crates and ours.
     let porep = [
@@ -360,6 +441,28 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_it_compiles() {
     cargo(&checkout, &[&["check"][..], &porep].concat());
     // The measurement tool on the real circuit builds on the patched crates.
     cargo(&checkout, &["check", "-p", "real-circuit"]);
+    // Each GPU build of storage-proofs-core turns on synthpool's feature of that name.
+    for feature in ["cuda", "cuda-supraseal", "opencl"] {
+        let tree = cargo(
+            &checkout,
+            &[
+                "tree",
+                "-e",
+                "features",
+                "-i",
+                "synthpool",
+                "-p",
+                "storage-proofs-core",
+                "--no-default-features",
+                "--features",
+                &format!("storage-proofs-core/{feature}"),
+            ],
+        );
+        assert!(
+            tree.contains(&format!("synthpool feature \"{feature}\"")),
+            "{feature}: {tree}"
+        );
+    }
     let neptune_users = cargo(
         &checkout,
         &[&["tree", "-e", "normal", "-i", "neptune"][..], &porep].concat(),
