@@ -5,10 +5,15 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "bench")]
 pub mod alloc;
+#[cfg(feature = "bench")]
 pub mod batches;
 pub mod circuits;
+#[cfg(feature = "bench")]
 pub mod counters;
 pub mod porep;
+#[cfg(feature = "bench")]
 pub mod report;
+#[cfg(feature = "bench")]
 pub mod variants;
