@@ -3,7 +3,8 @@
 //! arities neptune offers), with preimages of aux and input variables, repeated variables
 //! and zeros, the same constraints in order with every term, the same variables with their
 //! names and values, the same output; in a witness generator (our native path against
-//! neptune's gadget) the same aux values, inputs and constraint count; a missing value fails
+//! neptune's gadget; ours, bellperson's and bellpepper's `WitnessCS`) the same aux values,
+//! inputs and constraint count; a missing value fails
 //! both at the same point with the same error; and the pre-compiled and direct paths give
 //! the vectors bellperson's algorithm gives for neptune's gadget.
 
@@ -129,6 +130,50 @@ fn constants_of<A: Arity<Fr>>() -> Vec<PoseidonConstants<Fr, A>> {
     ]
 }
 
+/// The hash's (output, aux values, inputs) in bellperson 0.27's `WitnessCS`, by our gadget
+/// (`native`) or neptune's.
+fn bellperson_witness<A: Arity<Fr>>(
+    spec: &[Element],
+    constants: &PoseidonConstants<Fr, A>,
+    native: bool,
+) -> (Option<Fr>, Vec<Fr>, Vec<Fr>) {
+    generated(
+        bellperson_027::util_cs::witness_cs::WitnessCS::new(),
+        spec,
+        constants,
+        native,
+    )
+}
+
+/// The same in bellpepper's `WitnessCS`.
+fn bellpepper_witness<A: Arity<Fr>>(
+    spec: &[Element],
+    constants: &PoseidonConstants<Fr, A>,
+    native: bool,
+) -> (Option<Fr>, Vec<Fr>, Vec<Fr>) {
+    generated(
+        bellpepper::util_cs::witness_cs::WitnessCS::new(),
+        spec,
+        constants,
+        native,
+    )
+}
+
+fn generated<CS: ConstraintSystem<Fr>, A: Arity<Fr>>(
+    mut cs: CS,
+    spec: &[Element],
+    constants: &PoseidonConstants<Fr, A>,
+    native: bool,
+) -> (Option<Fr>, Vec<Fr>, Vec<Fr>) {
+    assert!(cs.is_witness_generator());
+    let output = hash(&mut cs, spec, constants, native).unwrap();
+    (
+        output.get_value(),
+        cs.aux_slice().to_vec(),
+        cs.inputs_slice().to_vec(),
+    )
+}
+
 /// Every check of this file for arity `A`.
 fn check_arity<A: Arity<Fr>>(seed: u64, expected_constraints: usize) {
     let mut rng = XorShiftRng::seed_from_u64(seed);
@@ -161,6 +206,15 @@ fn check_arity<A: Arity<Fr>>(seed: u64, expected_constraints: usize) {
             assert_eq!(ours.get_variable(), upstream.get_variable(), "{what}");
             assert_eq!(ours.get_value(), upstream.get_value(), "{what}");
             assert_eq!(mine, theirs, "{what}: witness generation differs");
+            // bellperson's and bellpepper's own witness generators, which implement
+            // `allocate_empty` alone of the bulk allocations: ours and neptune's gadget in
+            // the same kind of system give the same values.
+            for generator in [bellperson_witness, bellpepper_witness] {
+                let [native, neptunes] =
+                    [true, false].map(|native| generator(spec, constants, native));
+                assert!(native == neptunes, "{what}: values in a WitnessCS differ");
+                assert_eq!(native.1, mine.aux(), "{what}: WitnessCS against Witness");
+            }
             // The standard: neptune's own permutation on the values.
             if c != 2 {
                 let expected = Poseidon::new_with_preimage(&values(spec), constants).hash();

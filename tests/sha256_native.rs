@@ -2,7 +2,8 @@
 //! block count from 1 to 20 (0, 32, 64 and 1248 bytes included) with allocated, constant
 //! and mixed bits (negated bits among them), the witness generator's input and aux values,
 //! its constraint count and the digest's bits equal those of a system that takes the
-//! gadgets' constraint path; and those equal ProvingAssignment's vectors and row count.
+//! gadgets' constraint path, as do the values in bellperson's and bellpepper's own
+//! `WitnessCS`; and those equal ProvingAssignment's vectors and row count.
 
 mod common;
 
@@ -97,7 +98,44 @@ fn compare(bytes: &[u8], how: Bits) -> usize {
         reference.constraints,
         "{what}: constraints"
     );
+    // bellperson's and bellpepper's own witness generators, which implement `allocate_empty`
+    // alone of the bulk allocations, hold the same values.
+    let generators = [
+        generated(
+            bellperson_027::util_cs::witness_cs::WitnessCS::new(),
+            bytes,
+            how,
+        ),
+        generated(
+            bellpepper::util_cs::witness_cs::WitnessCS::new(),
+            bytes,
+            how,
+        ),
+    ];
+    for (name, (digest, inputs, aux)) in ["bellperson", "bellpepper"].iter().zip(generators) {
+        assert_eq!(digest, theirs, "{what}, {name}'s WitnessCS: digest bits");
+        assert_eq!(
+            inputs, reference.inputs,
+            "{what}, {name}'s WitnessCS: inputs"
+        );
+        assert!(
+            aux == reference.aux,
+            "{what}, {name}'s WitnessCS: aux values differ"
+        );
+    }
     native.aux().len()
+}
+
+/// The digest bits, inputs and aux values of `hash_twice` in `cs`, a new witness generator
+/// that holds the constant one.
+fn generated<CS: ConstraintSystem<Fr>>(
+    mut cs: CS,
+    bytes: &[u8],
+    how: Bits,
+) -> (Vec<String>, Vec<Fr>, Vec<Fr>) {
+    assert!(cs.is_witness_generator());
+    let digest = hash_twice(&mut cs, bytes, how).unwrap();
+    (digest, cs.inputs_slice().to_vec(), cs.aux_slice().to_vec())
 }
 
 fn message(len: usize) -> Vec<u8> {

@@ -24,8 +24,10 @@ where
     state.push(schedule.constants.domain_tag);
     state.extend_from_slice(preimage);
     let mut mixer = Mixer::new(schedule.width);
-    // Every aux value but the hash, in the constraint path's order.
-    let slots = cs.allocate_empty_aux(schedule.aux() - 1);
+    // Every aux value but the hash, in the constraint path's order. `allocate_empty`, not
+    // `allocate_empty_aux`: it is the one every witness generator implements (bellperson's
+    // and bellpepper's `WitnessCS` have no other), and the trait's defaults panic.
+    let (slots, _) = cs.allocate_empty(schedule.aux() - 1, 0);
     let mut written = 0;
     let mut put = |value: Scalar| {
         slots[written] = value;

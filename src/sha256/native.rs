@@ -529,12 +529,14 @@ where
 
 /// Appends the first `len` bits of `bits` to `cs`'s aux values as field elements: room for
 /// all of them as zeros, then a one at each set bit (the bits past `len` are clear).
+/// Through `allocate_empty`, the allocation every witness generator implements (bellperson's
+/// and bellpepper's `WitnessCS` have no other; the trait's defaults panic).
 fn write_bits<Scalar, CS>(cs: &mut CS, bits: &[u64], len: usize)
 where
     Scalar: PrimeField,
     CS: ConstraintSystem<Scalar>,
 {
-    let slots = cs.allocate_empty_aux(len);
+    let (slots, _) = cs.allocate_empty(len, 0);
     for (word, &bits) in bits.iter().enumerate() {
         let mut rest = bits;
         while rest != 0 {
