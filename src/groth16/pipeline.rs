@@ -363,10 +363,13 @@ where
     Scalar: PrimeField,
     C: Circuit<Scalar>,
 {
+    // Storage an earlier proof handed back (retention). Members evaluated from a recording
+    // write into it; the others make fresh vectors, so they drop it first: either way each
+    // member takes one, and the batch's storage, alive and spare, stays within k members.
+    let spare = shared.spare();
     match plan {
         Plan::Trusted(recording) => {
-            let target = shared.spare().unwrap_or_default();
-            match recording.synthesize_into(circuit, target) {
+            match recording.synthesize_into(circuit, spare.unwrap_or_default()) {
                 Ok(vectors) => Ok((vectors, Made::Trusted)),
                 Err(e @ (Error::StructureMismatch { .. } | Error::Unsatisfied { .. })) => {
                     // A circuit of its parameters the recording does not fit: the caller's
@@ -381,15 +384,19 @@ where
                 Err(e) => Err(e),
             }
         }
-        Plan::Direct(shape) => Ok((direct(circuit, *shape)?, Made::Direct)),
+        Plan::Direct(shape) => {
+            drop(spare);
+            Ok((direct(circuit, *shape)?, Made::Direct))
+        }
         Plan::Check(recording) => {
             let recording = Arc::clone(recording);
             *lock(&shared.awaiting) = Some(Arc::clone(&recording));
             *plan = Plan::Await(Arc::clone(&recording), recording.shape());
-            let vectors = recording.synthesize(circuit)?;
+            let vectors = recording.synthesize_into(circuit, spare.unwrap_or_default())?;
             Ok((vectors, Made::Checking))
         }
         Plan::Record => {
+            drop(spare);
             let (recording, vectors) = Recording::record_and_synthesize(circuit)?;
             let shape = vectors.shape();
             let mut held = lock(&shared.probation);

@@ -4,7 +4,7 @@
 //! synthesis costs a bounded amount more. The drop-in, warm, allocates a, b and c with the
 //! FFT domain's capacity, so proving never copies them into a bigger allocation; and it
 //! proves a batch with at most the members in flight holding vectors, where bellperson
-//! holds every member's. One test in this binary, so the process-wide heap counters measure
+//! holds every member's, retention on or off, recorded or direct. One test in this binary, so the process-wide heap counters measure
 //! nothing else.
 
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
@@ -13,7 +13,7 @@ use blstrs::{Bls12, Scalar as Fr};
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-use synthpool::groth16::{set_in_flight, v0_27 as dropin};
+use synthpool::groth16::{set_in_flight, set_retain_buffers, stats, v0_27 as dropin};
 use synthpool::prover::random_rs;
 use synthpool::prover::v0_27::{prove, prove_keeping_buffers};
 use synthpool_bench::alloc;
@@ -22,16 +22,25 @@ use synthpool_bench::alloc;
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
 /// `x, x^2, x^4, ...`: `steps` constraints, `steps + 1` aux values, one public input.
+/// `wide`: five more rows, each summing every power with coefficients of its own (81,905
+/// distinct in all, more than a recording's dictionary holds), so the structure cannot be
+/// recorded and the drop-in synthesizes it directly.
 #[derive(Clone)]
 struct Squares {
     x: Option<Fr>,
     steps: usize,
+    wide: bool,
 }
 
 impl Circuit<Fr> for Squares {
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         let mut value = self.x;
         let mut var = cs.alloc(|| "x", || value.ok_or(SynthesisError::AssignmentMissing))?;
+        // The powers, for the wide rows only (kept out of the other measurements' heap).
+        let mut powers = Vec::new();
+        if self.wide {
+            powers.push((var, value));
+        }
         for i in 0..self.steps {
             let next_value = value.map(|v| v.square());
             let next = cs.alloc(
@@ -45,9 +54,36 @@ impl Circuit<Fr> for Squares {
                 |lc| lc + next,
             );
             (var, value) = (next, next_value);
+            if self.wide {
+                powers.push((var, value));
+            }
         }
         let out = cs.alloc_input(|| "out", || value.ok_or(SynthesisError::AssignmentMissing))?;
         cs.enforce(|| "out", |lc| lc + var, |lc| lc + CS::one(), |lc| lc + out);
+        for row in 0..5u64 * u64::from(self.wide) {
+            let coefficient = |i: usize| Fr::from(1_000 + row * 20_000 + i as u64);
+            let sum = powers
+                .iter()
+                .enumerate()
+                .try_fold(Fr::ZERO, |acc, (i, (_, v))| {
+                    v.map(|v| acc + coefficient(i) * v)
+                });
+            let z = cs.alloc(
+                || format!("sum {row}"),
+                || sum.ok_or(SynthesisError::AssignmentMissing),
+            )?;
+            cs.enforce(
+                || format!("sum {row}"),
+                |lc| {
+                    powers
+                        .iter()
+                        .enumerate()
+                        .fold(lc, |lc, (i, (v, _))| lc + (coefficient(i), *v))
+                },
+                |lc| lc + CS::one(),
+                |lc| lc + z,
+            );
+        }
         Ok(())
     }
 }
@@ -57,12 +93,8 @@ fn synthesize_and_prove_hold_no_more_heap_than_bellperson() {
     let steps = (1 << 14) - 4;
     let mut rng = XorShiftRng::seed_from_u64(17);
     let params =
-        groth16::generate_random_parameters::<Bls12, _, _>(Squares { x: None, steps }, &mut rng)
-            .unwrap();
-    let circuit = Squares {
-        x: Some(Fr::from(3u64)),
-        steps,
-    };
+        groth16::generate_random_parameters::<Bls12, _, _>(squares(None, false), &mut rng).unwrap();
+    let circuit = squares(Some(Fr::from(3u64)), false);
     let (r, s) = random_rs::<Fr>(1, &mut rng);
 
     let (theirs, bellperson_peak) =
@@ -102,14 +134,63 @@ fn synthesize_and_prove_hold_no_more_heap_than_bellperson() {
         "keeping the storage {kept_peak} bytes, bellperson's {bellperson_peak}"
     );
 
-    batches_in_bounded_memory(&params, &circuit_of, &mut rng);
+    batches_in_bounded_memory(&params, &|x| squares(Some(Fr::from(x)), false), &mut rng);
+    direct_batches_keep_no_more_with_retention(&mut rng);
 }
 
-fn circuit_of(x: u64) -> Squares {
+fn squares(x: Option<Fr>, wide: bool) -> Squares {
     Squares {
-        x: Some(Fr::from(x)),
+        x,
         steps: (1 << 14) - 4,
+        wide,
     }
+}
+
+/// With buffer retention on, a batch of a structure that cannot be recorded (every member
+/// synthesized directly) holds no more than a recorded one: each proof's spent storage is
+/// taken by the next member, which drops it, instead of piling up for the batch.
+fn direct_batches_keep_no_more_with_retention(rng: &mut XorShiftRng) {
+    let params =
+        groth16::generate_random_parameters::<Bls12, _, _>(squares(None, true), rng).unwrap();
+    let batch = |n: usize| {
+        (0..n as u64)
+            .map(|i| squares(Some(Fr::from(i + 2)), true))
+            .collect::<Vec<_>>()
+    };
+    let (r, s) = random_rs::<Fr>(10, rng);
+    let ours = |n: usize| {
+        alloc::peak_during(|| {
+            dropin::create_proof_batch(batch(n), &params, r[..n].to_vec(), s[..n].to_vec()).unwrap()
+        })
+    };
+    set_retain_buffers(true);
+    set_in_flight(2).unwrap();
+    // The first batch finds the structure unrecordable.
+    let before = stats::<Fr>();
+    ours(1);
+    let (proofs, one) = ours(1);
+    let (expected, _) = alloc::peak_during(|| {
+        groth16::create_proof_batch(batch(1), &params, r[..1].to_vec(), s[..1].to_vec()).unwrap()
+    });
+    assert_eq!(proofs, expected);
+    let (_, ten) = ours(10);
+    set_retain_buffers(false);
+    let after = stats::<Fr>();
+    assert_eq!(after.unrecordable - before.unrecordable, 1);
+    assert_eq!(
+        after.evaluated_batches, before.evaluated_batches,
+        "every batch direct"
+    );
+    let growth = ten as f64 / one as f64;
+    println!(
+        "direct batch of 10 at 2 in flight, retention on: {:.1} MiB ({growth:.2}x its batch \
+         of one)",
+        ten as f64 / (1 << 20) as f64
+    );
+    assert!(
+        growth <= 2.5,
+        "direct batch of 10 with retention: {ten} bytes, one member {one}"
+    );
 }
 
 /// The drop-in against bellperson's `create_proof_batch`: warm on a batch of one, and at
