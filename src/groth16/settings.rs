@@ -1,11 +1,13 @@
 //! The drop-ins' settings, each set by a function or, until then, by its environment
 //! variable: the persistent cache's directory, buffer retention, and how many members of a
-//! batch are in flight.
+//! batch are in flight. One rule for the three variables: set to the empty string, a
+//! variable is the same as unset (shell scripts and unit files write `NAME=` to clear one).
 
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::error::Error;
+use crate::warn_once::warn_once;
 
 /// The environment variable naming the directory of the persistent cache.
 pub const CACHE_DIR_VARIABLE: &str = "SYNTHPOOL_RECORDING_CACHE";
@@ -72,12 +74,25 @@ pub fn set_retain_buffers(retain: bool) {
 }
 
 /// Whether spent vectors are kept: the choice made through [`set_retain_buffers`], else
-/// whether `SYNTHPOOL_RETAIN_BUFFERS` is `1`.
+/// whether `SYNTHPOOL_RETAIN_BUFFERS` is `1` (`0`, empty or unset: off; any other value is
+/// off too, said once in the log).
 pub fn retains_buffers() -> bool {
-    match chosen().retain_buffers {
-        Some(retain) => retain,
-        None => std::env::var_os(RETAIN_BUFFERS_VARIABLE).is_some_and(|value| value == "1"),
+    if let Some(retain) = chosen().retain_buffers {
+        return retain;
     }
+    let value = std::env::var_os(RETAIN_BUFFERS_VARIABLE).unwrap_or_default();
+    if value == "1" {
+        return true;
+    }
+    if !(value.is_empty() || value == "0") {
+        let value = value.to_string_lossy().into_owned();
+        warn_once(format!("{RETAIN_BUFFERS_VARIABLE}={value}"), || {
+            format!(
+                "synthpool: {RETAIN_BUFFERS_VARIABLE}={value:?} is neither 1 nor 0; retention off"
+            )
+        });
+    }
+    false
 }
 
 /// How many members of a batch may hold synthesized vectors at once, overriding the
@@ -102,14 +117,18 @@ fn zero_in_flight(value: String) -> Error {
 }
 
 /// Members in flight: the number set through [`set_in_flight`], else
-/// `SYNTHPOOL_IN_FLIGHT`, else [`DEFAULT_IN_FLIGHT`]; an error when the variable is not a
-/// number of at least 1.
+/// `SYNTHPOOL_IN_FLIGHT` (empty or unset: the default), else [`DEFAULT_IN_FLIGHT`]; an
+/// error when the variable is set to anything but a number of at least 1.
 pub fn in_flight() -> Result<usize, Error> {
     if let Some(members) = chosen().in_flight {
         return Ok(members);
     }
-    match std::env::var(IN_FLIGHT_VARIABLE) {
-        Err(_) => Ok(DEFAULT_IN_FLIGHT),
+    let value = std::env::var_os(IN_FLIGHT_VARIABLE).unwrap_or_default();
+    if value.is_empty() {
+        return Ok(DEFAULT_IN_FLIGHT);
+    }
+    match value.into_string() {
+        Err(value) => Err(zero_in_flight(value.to_string_lossy().into_owned())),
         Ok(value) => match value.trim().parse::<usize>() {
             Ok(members) if members > 0 => Ok(members),
             _ => Err(zero_in_flight(value)),
