@@ -41,6 +41,7 @@ pub mod precompiled;
 mod protocol;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
 pub mod prover;
+mod regular_file;
 pub mod sha256;
 mod synthesize;
 pub mod vectors;

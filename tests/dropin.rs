@@ -447,9 +447,11 @@ fn wrong_circuits_never_poison_the_process() {
     let valid = bellperson(linear(&xs, 3));
     let publics: Vec<Fr> = xs.iter().map(|&x| Fr::from(3 * x)).collect();
 
-    // A file with the right key and a valid checksum, recorded from y = 5x: its first
-    // proof does not hold, so that batch fails naming member 0 and the file is removed;
-    // the next batch records anew, proves, and writes a good file.
+    // A file with the right key and a valid checksum, recorded from y = 5x: the circuit's
+    // witness does not satisfy its rows, so that batch fails naming member 0. Whose fault
+    // that is cannot be told (a wrong witness fails the same way), so the file stays for
+    // other processes, but this one does not read it again: the next batch records anew,
+    // proves, and its trusted recording replaces the file.
     let cache_dir = scratch("sealed");
     dropin::set_cache_dir(Some(cache_dir.clone()));
     dropin::clear::<Fr>();
@@ -463,6 +465,7 @@ fn wrong_circuits_never_poison_the_process() {
     };
     let wrong = Recording::<Fr>::record(Linear { x: None, factor: 5 }).unwrap();
     wrong.save_keyed(&files[0], &key_bytes).unwrap();
+    let sealed = std::fs::read(&files[0]).unwrap();
     dropin::clear::<Fr>();
     let before = stats();
     // Its rows do not hold for the circuit's witness: bellperson's word for that.
@@ -471,11 +474,22 @@ fn wrong_circuits_never_poison_the_process() {
     assert!(matches!(err, SynthesisError::Unsatisfiable), "{err}");
     grew!(before, loaded, 1);
     grew!(before, rejected, 1);
-    assert!(!files[0].exists(), "the failed file is removed");
+    assert!(
+        std::fs::read(&files[0]).unwrap() == sealed,
+        "a batch that failed before its verdict leaves the file"
+    );
     let mine = ours::create_proof_batch(linear(&xs, 3), &three, r.clone(), s.clone()).unwrap();
     assert_eq!(bytes_027(&mine), valid, "after the sealed file");
     assert!(all_verify(&three, &mine, &publics));
-    assert!(cache_files(&cache_dir).len() == 1, "a fresh file");
+    grew!(before, loaded, 1);
+    grew!(before, recorded, 1);
+    assert!(cache_files(&cache_dir).len() == 1, "one file");
+    assert!(
+        std::fs::read(&files[0]).unwrap() != sealed,
+        "the trusted recording replaced the file"
+    );
+    #[cfg(unix)]
+    fifo_in_the_cache(&files[0], &three, (&xs, &r, &s), &valid);
     dropin::set_cache_dir(None);
     std::fs::remove_dir_all(cache_dir).unwrap();
 
@@ -539,6 +553,41 @@ fn wrong_circuits_never_poison_the_process() {
     let mine = ours::create_proof_batch(num(&[4, 5], 2), &two, r.clone(), s.clone()).unwrap();
     assert_eq!(bytes_027(&mine), bytes_027(&theirs), "after a failed batch");
     grew!(before, trusted, 1);
+}
+
+/// A FIFO under a recording's file name (as a device or a hung mount's file would be): a
+/// plain open waits for a writer forever, wedging the batch and every batch behind the
+/// store. Opened without blocking, it is refused; the batch records anew and proves, and
+/// its trusted recording replaces the FIFO.
+#[cfg(unix)]
+fn fifo_in_the_cache(
+    path: &Path,
+    params: &Parameters<Bls12>,
+    (xs, r, s): (&[u64], &[Fr], &[Fr]),
+    valid: &Proofs,
+) {
+    std::fs::remove_file(path).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.unwrap().success(), "mkfifo {}", path.display());
+    dropin::clear::<Fr>();
+    let before = stats();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let (params, circuits, r, s) = (params.clone(), linear(xs, 3), r.to_vec(), s.to_vec());
+    std::thread::spawn(move || {
+        let proofs = ours::create_proof_batch(circuits, &params, r, s);
+        let _ = sender.send(proofs.map(|proofs| bytes_027(&proofs)));
+    });
+    let proofs = receiver
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("a FIFO in the cache directory wedged the batch")
+        .unwrap();
+    assert_eq!(&proofs, valid, "past the FIFO");
+    grew!(before, refused_files, 1);
+    grew!(before, recorded, 1);
+    assert!(
+        std::fs::metadata(path).unwrap().is_file(),
+        "the trusted recording replaced the FIFO"
+    );
 }
 
 /// A member that fails or panics fails the batch with its index; nothing stays held (the

@@ -41,12 +41,47 @@ pub(crate) fn input_counts(dir: &Path) -> Vec<usize> {
     }
 }
 
+/// What tells one file at a path from another written there later: the cache's files are
+/// replaced by renaming, so a new file is a new inode (its length and modification time
+/// stand in where there are no inodes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FileId {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+fn identity(path: &Path) -> Option<FileId> {
+    let metadata = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let (device, inode) = {
+        use std::os::unix::fs::MetadataExt;
+        (metadata.dev(), metadata.ino())
+    };
+    #[cfg(not(unix))]
+    let (device, inode) = (0, 0);
+    Some(FileId {
+        device,
+        inode,
+        len: metadata.len(),
+        modified: metadata.modified().ok(),
+    })
+}
+
+/// A cache file a recording was loaded from: its path, and which file was there.
+#[derive(Clone, Debug)]
+pub(crate) struct CacheFile {
+    pub(crate) path: PathBuf,
+    id: Option<FileId>,
+}
+
 /// What a lookup found on disk.
 pub(crate) enum Found<Scalar: PrimeField> {
     /// No file for this key.
     None,
     /// A file that loads, under probation.
-    Loaded(Box<Recording<Scalar>>, PathBuf),
+    Loaded(Box<Recording<Scalar>>, CacheFile),
     /// A file that cannot be used (it is left for the next trusted recording to replace).
     Refused,
 }
@@ -64,6 +99,8 @@ pub(crate) fn load<Scalar: PrimeField>(
         return Found::None;
     }
     let started = Instant::now();
+    // Asked before reading: a file renamed over this one meanwhile is not the one read.
+    let id = identity(&path);
     match Recording::<Scalar>::load_keyed(&path, key) {
         Ok(recording) if recording.shape().inputs == inputs => {
             log::info!(
@@ -74,7 +111,7 @@ pub(crate) fn load<Scalar: PrimeField>(
                 recording.nonzeros(),
                 started.elapsed()
             );
-            Found::Loaded(Box::new(recording), path)
+            Found::Loaded(Box::new(recording), CacheFile { path, id })
         }
         outcome => {
             let why = match outcome {
@@ -122,7 +159,24 @@ pub(crate) fn save<Scalar: PrimeField>(
     }
 }
 
-/// Removes a cache file that failed its probation, saying why once.
+/// Removes the cache file a recording that failed its probation was loaded from, saying why
+/// once; a file written at its path since (by another process) is left alone.
+pub(crate) fn remove_loaded(file: &CacheFile, why: &str) {
+    let path = &file.path;
+    if file.id.is_none() || identity(path) != file.id {
+        warn_once(format!("replaced {}", path.display()), || {
+            format!(
+                "synthpool: the cached recording loaded from {} failed ({why}); the file there \
+                 now is another, left in place",
+                path.display()
+            )
+        });
+        return;
+    }
+    remove(path, why);
+}
+
+/// Removes a cache file that failed, saying why once.
 pub(crate) fn remove(path: &Path, why: &str) {
     let removed = std::fs::remove_file(path);
     warn_once(format!("removed {}", path.display()), || match removed {

@@ -373,10 +373,11 @@ where
                 Ok(vectors) => Ok((vectors, Made::Trusted)),
                 Err(e @ (Error::StructureMismatch { .. } | Error::Unsatisfied { .. })) => {
                     // A circuit of its parameters the recording does not fit: the caller's
-                    // circuit is wrong, or the recording is. Dropping it costs a recording
-                    // if the caller was; keeping it would fail every later batch if it was.
+                    // circuit is wrong, or the recording is. Dropping it from memory costs a
+                    // recording if the caller was; keeping it would fail every later batch
+                    // if it was. Its file stays: the next batch checks it again.
                     if let Some(key) = *lock(&shared.key) {
-                        store.evict(&key);
+                        store.forget(&key);
                     }
                     *plan = Plan::Direct(Some(recording.shape()));
                     Err(e)

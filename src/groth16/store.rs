@@ -21,7 +21,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use ff::PrimeField;
 
-use super::files::{self, Found};
+use super::files::{self, CacheFile, Found};
 use super::key::{Key, KeyFor};
 use super::settings::{cache_dir, retains_buffers};
 use crate::precompiled::Recording;
@@ -181,7 +181,7 @@ enum Lookup<Scalar: PrimeField> {
     Absent,
     Busy,
     Ready(Start<Scalar>),
-    Loaded(Key, usize, Box<Recording<Scalar>>, PathBuf),
+    Loaded(Key, usize, Box<Recording<Scalar>>, CacheFile),
 }
 
 impl<Scalar: PrimeField> Store<Scalar> {
@@ -199,13 +199,13 @@ impl<Scalar: PrimeField> Store<Scalar> {
                     }
                     return start;
                 }
-                Lookup::Loaded(key, inputs, recording, path) => {
+                Lookup::Loaded(key, inputs, recording, file) => {
                     state.entries.insert(key, (inputs, Slot::Probation));
                     state.stats.loaded += 1;
                     let probation = Probation {
                         store: Arc::clone(self),
                         key: Some((key, inputs)),
-                        file: Some(path),
+                        file: Some(file),
                         unknown: false,
                         done: false,
                     };
@@ -266,8 +266,8 @@ impl<Scalar: PrimeField> Store<Scalar> {
             }
             if let Some(dir) = &dir {
                 match files::load::<Scalar>(dir, inputs, &key, &mut state.refused) {
-                    Found::Loaded(recording, path) => {
-                        return Lookup::Loaded(key, inputs, recording, path)
+                    Found::Loaded(recording, file) => {
+                        return Lookup::Loaded(key, inputs, recording, file)
                     }
                     Found::Refused => state.stats.refused_files += 1,
                     Found::None => {}
@@ -315,6 +315,17 @@ impl<Scalar: PrimeField> Store<Scalar> {
         drop(replaced);
     }
 
+    /// Drops a trusted recording a circuit did not fit (the circuit may be the one at
+    /// fault): the file stays, and the next batch of the structure checks it again.
+    pub(crate) fn forget(&self, key: &Key) {
+        {
+            let mut state = lock(&self.state);
+            state.stats.rejected += 1;
+            state.entries.remove(key);
+        }
+        self.changed.notify_all();
+    }
+
     /// Drops a trusted recording a later proof rejected, with its file.
     pub(crate) fn evict(&self, key: &Key) {
         let inputs = {
@@ -339,7 +350,7 @@ pub(crate) struct Probation<Scalar: PrimeField> {
     /// The structure and its input count, once known.
     key: Option<(Key, usize)>,
     /// The file the recording came from.
-    file: Option<PathBuf>,
+    file: Option<CacheFile>,
     /// Whether this hold is the claim on recording a structure whose key is unknown.
     unknown: bool,
     done: bool,
@@ -413,16 +424,44 @@ impl<Scalar: PrimeField> Probation<Scalar> {
         self.release();
     }
 
-    /// The recording is rejected, `why` said once in the log: dropped, its file removed.
+    /// A proof made with the recording does not verify, `why` said once in the log: it is
+    /// dropped, and the file it was loaded from (if that is still the file at its path)
+    /// removed.
     pub(crate) fn reject(mut self, why: &str) {
         self.done = true;
-        self.reject_for(why);
+        lock(&self.store.state).stats.rejected += 1;
+        if let Some(file) = &self.file {
+            files::remove_loaded(file, why);
+        } else if let Some((key, _)) = &self.key {
+            warn_once(format!("rejected {key:?}"), || {
+                format!("synthpool: a new recording is dropped: {why}")
+            });
+        }
+        self.release();
     }
 
-    fn reject_for(&mut self, why: &str) {
-        lock(&self.store.state).stats.rejected += 1;
-        if let Some(path) = &self.file {
-            files::remove(path, why);
+    /// The batch ended before a proof made with the recording was checked (a member failed
+    /// or did not fit, or the batch was abandoned): the recording is dropped unjudged. The
+    /// failure may be the caller's, so a file it came from stays for other processes; this
+    /// one does not read it again (the structure is recorded anew, and the next trusted
+    /// recording replaces the file), so a file that fails every batch fails only one.
+    fn abandon_unchecked(&mut self) {
+        {
+            let mut state = lock(&self.store.state);
+            state.stats.rejected += 1;
+            if let Some(file) = &self.file {
+                state.refused.insert(file.path.clone());
+            }
+        }
+        let why = "its batch ended before a proof made with it was checked";
+        if let Some(file) = &self.file {
+            warn_once(format!("unchecked {}", file.path.display()), || {
+                format!(
+                    "synthpool: not using the cached recording {} again in this process ({why}); \
+                     the file stays, and the next trusted recording replaces it",
+                    file.path.display()
+                )
+            });
         } else if let Some((key, _)) = &self.key {
             warn_once(format!("rejected {key:?}"), || {
                 format!("synthpool: a new recording is dropped: {why}")
@@ -452,7 +491,7 @@ impl<Scalar: PrimeField> Probation<Scalar> {
 impl<Scalar: PrimeField> Drop for Probation<Scalar> {
     fn drop(&mut self) {
         if !self.done {
-            self.reject_for("its batch ended before a proof made with it was checked");
+            self.abandon_unchecked();
         }
     }
 }

@@ -274,8 +274,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     fn load_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
         let failed = io_error(path);
         let broken = |problem| Error::file(path, problem);
-        let mut file = File::open(path).map_err(&failed)?;
-        let file_len = file.metadata().map_err(&failed)?.len();
+        let (mut file, file_len) = crate::regular_file::open(path)?;
         let mut fields = Fields {
             inner: BufReader::with_capacity(CHUNK, &mut file),
         };

@@ -6,7 +6,6 @@
 //! B in G1 and B in G2 a 4-byte big-endian count and that many uncompressed points (96
 //! bytes in G1, 192 in G2).
 
-use std::fs::File;
 use std::io::{self, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 
@@ -34,12 +33,8 @@ impl<E: MultiMillerLoop> ParametersFile<E> {
     pub fn read(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
         let fail = |problem| Error::file(path, problem);
-        // Asked before opening: opening a FIFO or a device can block.
-        let metadata = std::fs::metadata(path).map_err(|e| fail(FileProblem::Io(e)))?;
-        if !metadata.is_file() {
-            return Err(fail(FileProblem::NotRegular));
-        }
-        let mut reader = BufReader::new(File::open(path).map_err(|e| fail(FileProblem::Io(e)))?);
+        let (file, file_len) = crate::regular_file::open(path)?;
+        let mut reader = BufReader::new(file);
         let vk = VerifyingKey::<E>::read(&mut reader).map_err(|e| fail(FileProblem::Io(e)))?;
         let mut queries = [0; 5];
         let point_bytes = [G1_BYTES, G1_BYTES, G1_BYTES, G1_BYTES, G2_BYTES];
@@ -53,10 +48,10 @@ impl<E: MultiMillerLoop> ParametersFile<E> {
         let end = reader
             .stream_position()
             .map_err(|e| fail(FileProblem::Io(e)))?;
-        if end > metadata.len() {
+        if end > file_len {
             return Err(fail(FileProblem::Length {
                 implied: Some(end),
-                actual: metadata.len(),
+                actual: file_len,
             }));
         }
         Ok(ParametersFile {
