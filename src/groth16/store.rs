@@ -432,12 +432,19 @@ impl<Scalar: PrimeField> Probation<Scalar> {
         lock(&self.store.state).stats.rejected += 1;
         if let Some(file) = &self.file {
             files::remove_loaded(file, why);
-        } else if let Some((key, _)) = &self.key {
+        } else {
+            self.say_new_dropped(why);
+        }
+        self.release();
+    }
+
+    /// Says once in the log why a recording made in this process (no file) is dropped.
+    fn say_new_dropped(&self, why: &str) {
+        if let Some((key, _)) = &self.key {
             warn_once(format!("rejected {key:?}"), || {
                 format!("synthpool: a new recording is dropped: {why}")
             });
         }
-        self.release();
     }
 
     /// The batch ended before a proof made with the recording was checked (a member failed
@@ -462,10 +469,8 @@ impl<Scalar: PrimeField> Probation<Scalar> {
                     file.path.display()
                 )
             });
-        } else if let Some((key, _)) = &self.key {
-            warn_once(format!("rejected {key:?}"), || {
-                format!("synthpool: a new recording is dropped: {why}")
-            });
+        } else {
+            self.say_new_dropped(why);
         }
         self.release();
     }
