@@ -130,35 +130,8 @@ fn constants_of<A: Arity<Fr>>() -> Vec<PoseidonConstants<Fr, A>> {
     ]
 }
 
-/// The hash's (output, aux values, inputs) in bellperson 0.27's `WitnessCS`, by our gadget
+/// The hash's (output, aux values, inputs) in the new witness generator `cs`, by our gadget
 /// (`native`) or neptune's.
-fn bellperson_witness<A: Arity<Fr>>(
-    spec: &[Element],
-    constants: &PoseidonConstants<Fr, A>,
-    native: bool,
-) -> (Option<Fr>, Vec<Fr>, Vec<Fr>) {
-    generated(
-        bellperson_027::util_cs::witness_cs::WitnessCS::new(),
-        spec,
-        constants,
-        native,
-    )
-}
-
-/// The same in bellpepper's `WitnessCS`.
-fn bellpepper_witness<A: Arity<Fr>>(
-    spec: &[Element],
-    constants: &PoseidonConstants<Fr, A>,
-    native: bool,
-) -> (Option<Fr>, Vec<Fr>, Vec<Fr>) {
-    generated(
-        bellpepper::util_cs::witness_cs::WitnessCS::new(),
-        spec,
-        constants,
-        native,
-    )
-}
-
 fn generated<CS: ConstraintSystem<Fr>, A: Arity<Fr>>(
     mut cs: CS,
     spec: &[Element],
@@ -209,9 +182,17 @@ fn check_arity<A: Arity<Fr>>(seed: u64, expected_constraints: usize) {
             // bellperson's and bellpepper's own witness generators, which implement
             // `allocate_empty` alone of the bulk allocations: ours and neptune's gadget in
             // the same kind of system give the same values.
-            for generator in [bellperson_witness, bellpepper_witness] {
-                let [native, neptunes] =
-                    [true, false].map(|native| generator(spec, constants, native));
+            let systems = [
+                [true, false].map(|native| {
+                    let cs = bellperson_027::util_cs::witness_cs::WitnessCS::new();
+                    generated(cs, spec, constants, native)
+                }),
+                [true, false].map(|native| {
+                    let cs = bellpepper::util_cs::witness_cs::WitnessCS::new();
+                    generated(cs, spec, constants, native)
+                }),
+            ];
+            for [native, neptunes] in systems {
                 assert!(native == neptunes, "{what}: values in a WitnessCS differ");
                 assert_eq!(native.1, mine.aux(), "{what}: WitnessCS against Witness");
             }
