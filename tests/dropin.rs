@@ -490,6 +490,7 @@ fn wrong_circuits_never_poison_the_process() {
     );
     #[cfg(unix)]
     fifo_in_the_cache(&files[0], &three, (&xs, &r, &s), &valid);
+    replaced_while_checked(&files[0], key_bytes, &three, (&xs, &r, &s), &valid);
     dropin::set_cache_dir(None);
     std::fs::remove_dir_all(cache_dir).unwrap();
 
@@ -588,6 +589,55 @@ fn fifo_in_the_cache(
         std::fs::metadata(path).unwrap().is_file(),
         "the trusted recording replaced the FIFO"
     );
+}
+
+/// A file whose contents a proof rejects is removed only if it is still the file that was
+/// loaded: here another process writes a good recording at the path while a batch checks
+/// the forged one it loaded from there (y = 5x sealed under y = 3x's key, proven with y = 5x
+/// circuits, so its rows hold and its proof does not verify). The good file stays, and
+/// serves the next batch.
+fn replaced_while_checked(
+    path: &Path,
+    key: [u8; 32],
+    params: &Parameters<Bls12>,
+    (xs, r, s): (&[u64], &[Fr], &[Fr]),
+    valid: &Proofs,
+) {
+    let forged = Recording::<Fr>::record(Linear { x: None, factor: 5 }).unwrap();
+    forged.save_keyed(path, &key).unwrap();
+    dropin::clear::<Fr>();
+    let before = stats();
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let gated = Gated {
+        params,
+        gate: Arc::clone(&gate),
+    };
+    std::thread::scope(|scope| {
+        let checking = scope
+            .spawn(move || ours::create_proof_batch(linear(xs, 5), gated, r.to_vec(), s.to_vec()));
+        while stats().loaded == before.loaded {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let good = Recording::<Fr>::record(Linear { x: None, factor: 3 }).unwrap();
+        good.save_keyed(path, &key).unwrap();
+        *gate.0.lock().unwrap() = true;
+        gate.1.notify_all();
+        let err = checking
+            .join()
+            .unwrap()
+            .expect_err("the forged file's proof");
+        assert!(err.to_string().contains("does not verify"), "{err}");
+    });
+    grew!(before, rejected, 1);
+    assert!(
+        Recording::<Fr>::load_keyed(path, &key).is_ok(),
+        "the file written during the check stays"
+    );
+    let proofs = ours::create_proof_batch(linear(xs, 3), params, r.to_vec(), s.to_vec()).unwrap();
+    assert_eq!(&bytes_027(&proofs), valid, "from the good file");
+    grew!(before, loaded, 2);
+    grew!(before, recorded, 0);
+    grew!(before, trusted, 1);
 }
 
 /// A member that fails or panics fails the batch with its index; nothing stays held (the

@@ -1,14 +1,16 @@
 //! The persistent cache's files: `{inputs}-{key}.rec` in the cache directory, written
 //! atomically once a recording is trusted, read by later processes (which trust them only
-//! after a proof of their own verifies), removed when they fail.
+//! after a proof of their own verifies), removed when a proof made from their contents does
+//! not verify. Every read runs under the watchdog, so a hung disk costs a batch its cache,
+//! never its progress.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ff::PrimeField;
 
 use super::key::Key;
+use super::watchdog::{watched, GaveUp, STALL};
 use crate::error::{Error, FileProblem};
 use crate::precompiled::{Recording, KEY_LEN};
 use crate::warn_once::warn_once;
@@ -30,15 +32,23 @@ fn inputs_of(name: &str) -> Option<usize> {
         .flatten()
 }
 
-/// The input counts of the cache files in `dir`.
-pub(crate) fn input_counts(dir: &Path) -> Vec<usize> {
-    match std::fs::read_dir(dir) {
+/// The cache files of a directory: each one's input count and name.
+pub(crate) type Listing = Vec<(usize, String)>;
+
+/// The cache files in `dir`, listed in bounded time; a directory that cannot be read holds
+/// none.
+pub(crate) fn listing(dir: &Path) -> Result<Listing, GaveUp> {
+    let dir = dir.to_path_buf();
+    watched(STALL, move |_| match std::fs::read_dir(&dir) {
         Ok(listing) => listing
             .filter_map(Result::ok)
-            .filter_map(|entry| inputs_of(&entry.file_name().to_string_lossy()))
+            .filter_map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                inputs_of(&name).map(|inputs| (inputs, name))
+            })
             .collect(),
         Err(_) => Vec::new(),
-    }
+    })
 }
 
 /// What tells one file at a path from another written there later: the cache's files are
@@ -86,23 +96,20 @@ pub(crate) enum Found<Scalar: PrimeField> {
     Refused,
 }
 
-/// Reads the cache file of `key` (for `inputs` inputs) in `dir`, unless it is one refused
-/// before (`refused` remembers them).
-pub(crate) fn load<Scalar: PrimeField>(
-    dir: &Path,
-    inputs: usize,
-    key: &Key,
-    refused: &mut HashSet<PathBuf>,
-) -> Found<Scalar> {
-    let path = dir.join(file_name(inputs, key));
-    if !path.exists() || refused.contains(&path) {
-        return Found::None;
-    }
+/// Reads the cache file at `path` of `key` (for `inputs` inputs) in bounded time: one that
+/// makes no progress for [`STALL`] is refused like a damaged one.
+pub(crate) fn load<Scalar: PrimeField>(path: &Path, inputs: usize, key: &Key) -> Found<Scalar> {
     let started = Instant::now();
-    // Asked before reading: a file renamed over this one meanwhile is not the one read.
-    let id = identity(&path);
-    match Recording::<Scalar>::load_keyed(&path, key) {
-        Ok(recording) if recording.shape().inputs == inputs => {
+    let (reading, key) = (path.to_path_buf(), *key);
+    let read = watched(STALL, move |progress| {
+        // Asked before reading: a file renamed over this one meanwhile is not the one read.
+        let id = identity(&reading);
+        progress();
+        let recording = Recording::<Scalar>::load_keyed_reporting(&reading, &key, progress);
+        (id, recording)
+    });
+    let why = match read {
+        Ok((id, Ok(recording))) if recording.shape().inputs == inputs => {
             log::info!(
                 "synthpool: loaded the recording {} ({} constraints, {} nonzeros) in {:.1?}; \
                  it serves other batches once a proof made with it verifies",
@@ -111,30 +118,37 @@ pub(crate) fn load<Scalar: PrimeField>(
                 recording.nonzeros(),
                 started.elapsed()
             );
-            Found::Loaded(Box::new(recording), CacheFile { path, id })
-        }
-        outcome => {
-            let why = match outcome {
-                Err(e) => e.chain(),
-                Ok(_) => format!("{}: its input count is not its name's", path.display()),
+            let file = CacheFile {
+                path: path.to_path_buf(),
+                id,
             };
-            warn_once(path.display().to_string(), || {
-                format!("synthpool: not using the cached recording ({why}); recording anew")
-            });
-            refused.insert(path);
-            Found::Refused
+            return Found::Loaded(Box::new(recording), file);
         }
-    }
+        Ok((_, Ok(_))) => format!("{}: its input count is not its name's", path.display()),
+        Ok((
+            _,
+            Err(Error::File {
+                problem: FileProblem::Io(e),
+                ..
+            }),
+        )) if e.kind() == std::io::ErrorKind::NotFound => return Found::None,
+        Ok((_, Err(e))) => e.chain(),
+        Err(gave_up) => format!("{}: {gave_up}", path.display()),
+    };
+    warn_once(path.display().to_string(), || {
+        format!("synthpool: not using the cached recording ({why}); recording anew")
+    });
+    Found::Refused
 }
 
-/// Writes `recording` (trusted) as the cache file of `key` in `dir`; a failure is logged
-/// once, never an error of the batch.
+/// Writes `recording` (trusted) as the cache file of `key` in `dir`: the file written, or
+/// `None` after a failure, which is logged once, never an error of the batch.
 pub(crate) fn save<Scalar: PrimeField>(
     dir: &Path,
     inputs: usize,
     key: &Key,
     recording: &Recording<Scalar>,
-) -> bool {
+) -> Option<CacheFile> {
     let path = dir.join(file_name(inputs, key));
     let started = Instant::now();
     let saved = std::fs::create_dir_all(dir)
@@ -148,19 +162,20 @@ pub(crate) fn save<Scalar: PrimeField>(
                 std::fs::metadata(&path).map_or(0, |m| m.len()),
                 started.elapsed()
             );
-            true
+            let id = identity(&path);
+            Some(CacheFile { path, id })
         }
         Err(e) => {
             warn_once(path.display().to_string(), || {
                 format!("synthpool: could not save the recording: {}", e.chain())
             });
-            false
+            None
         }
     }
 }
 
-/// Removes the cache file a recording that failed its probation was loaded from, saying why
-/// once; a file written at its path since (by another process) is left alone.
+/// Removes the cache file holding a recording that a proof rejected, saying why once; a
+/// file written at its path since (by another process) is left alone.
 pub(crate) fn remove_loaded(file: &CacheFile, why: &str) {
     let path = &file.path;
     if file.id.is_none() || identity(path) != file.id {
@@ -176,8 +191,7 @@ pub(crate) fn remove_loaded(file: &CacheFile, why: &str) {
     remove(path, why);
 }
 
-/// Removes a cache file that failed, saying why once.
-pub(crate) fn remove(path: &Path, why: &str) {
+fn remove(path: &Path, why: &str) {
     let removed = std::fs::remove_file(path);
     warn_once(format!("removed {}", path.display()), || match removed {
         Ok(()) => format!(

@@ -13,8 +13,10 @@
 //!   the verifying key (parameters exist for exactly one structure). A recording on
 //!   probation (new, or loaded from the cache directory) serves only the batch that checks
 //!   it; other batches of its structure wait for the verdict (a rayon worker synthesizes
-//!   directly instead). One whose proof does not verify, or whose batch fails first, is
-//!   dropped with its file.
+//!   directly instead). One whose proof does not verify is dropped with its file; one whose
+//!   batch fails first is dropped unjudged, its file left for the next batch to check.
+//!   Cache files are listed and read on a thread of their own, without holding up batches
+//!   of other structures; one that makes no progress for 30 s is treated as absent.
 //! - **Bounded memory.** At most [`in_flight`] members of a batch hold synthesized vectors
 //!   at once (default 2: the next member is synthesized while one is proven), where
 //!   bellperson synthesizes every member before its first FFT.
@@ -40,6 +42,7 @@ mod store;
 pub mod v0_26;
 #[cfg(feature = "bellperson-0.27")]
 pub mod v0_27;
+mod watchdog;
 
 pub use settings::{
     cache_dir, in_flight, retains_buffers, set_cache_dir, set_in_flight, set_retain_buffers,

@@ -6,24 +6,30 @@
 //! the key of each input count the store and the cache directory know (parameter sources
 //! take the input count when asked for their verifying key).
 //!
-//! A structure's recording is on probation from when a batch starts making it (or loads it
-//! from a file) until a proof made with it verifies against the parameters' key: only that
-//! batch uses it meanwhile; other batches of the structure wait for the verdict (a rayon
-//! worker, which could be holding up the very batch it would wait for, synthesizes directly
-//! instead). A trusted recording serves every later batch and is written to the cache
-//! directory; a rejected one is dropped, with its file. A batch that ends before its verdict
-//! (an error, a panic) rejects it.
+//! A structure's recording is on probation from when a batch starts making it (or reading
+//! it from a file) until a proof made with it verifies against the parameters' key: only
+//! that batch uses it meanwhile; other batches of the structure wait for the verdict (a
+//! rayon worker, which could be holding up the very batch it would wait for, synthesizes
+//! directly instead). A trusted recording serves every later batch and is written to the
+//! cache directory; a rejected one is dropped, with its file. A batch that ends before its
+//! verdict (an error, a panic) drops the recording unjudged and leaves its file.
+//!
+//! The state lock is never held across a file operation or a verifying key's digest: the
+//! cache directory is listed and read with the lock released (a structure whose file is
+//! being read is on probation, so its other batches wait and other structures go on), and
+//! under the watchdog, so a hung disk stalls nothing.
 
 use std::any::{Any, TypeId};
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use ff::PrimeField;
 
-use super::files::{self, CacheFile, Found};
+use super::files::{self, CacheFile, Found, Listing};
 use super::key::{Key, KeyFor};
 use super::settings::{cache_dir, retains_buffers};
+use super::watchdog::GaveUp;
 use crate::precompiled::Recording;
 use crate::vectors::{ProverVectors, Shape};
 use crate::warn_once::warn_once;
@@ -57,9 +63,11 @@ pub struct CacheStats {
 
 /// What the store holds for one structure.
 enum Slot<Scalar: PrimeField> {
-    /// A batch is making or checking the recording.
+    /// A batch is reading, making or checking the recording.
     Probation,
-    Trusted(Arc<Recording<Scalar>>),
+    /// The recording serves every batch; the file holding it, when this process knows
+    /// which file that is (it loaded or saved it).
+    Trusted(Arc<Recording<Scalar>>, Option<CacheFile>),
     /// The structure cannot be recorded: synthesize it directly, pre-sized.
     Unrecordable(Shape),
 }
@@ -68,7 +76,8 @@ struct State<Scalar: PrimeField> {
     stats: CacheStats,
     /// Per key, the input count it was filed with and its slot.
     entries: HashMap<Key, (usize, Slot<Scalar>)>,
-    /// Files that could not be used, so they are not read again.
+    /// Files that could not be used, so they are not read again (and cache directories
+    /// that could not be listed in bounded time).
     refused: HashSet<PathBuf>,
     /// Whether a batch is recording a structure whose key it does not know yet (known once
     /// its first member is synthesized).
@@ -77,10 +86,18 @@ struct State<Scalar: PrimeField> {
     kept: Option<(Key, Vec<ProverVectors<Scalar>>)>,
 }
 
+/// How a store reaches the cache directory: through `files`, or a stand-in in its tests.
+struct Disk<Scalar: PrimeField> {
+    dir: fn() -> Option<PathBuf>,
+    list: fn(&Path) -> Result<Listing, GaveUp>,
+    load: fn(&Path, usize, &Key) -> Found<Scalar>,
+}
+
 /// One field's store.
 pub(crate) struct Store<Scalar: PrimeField> {
     state: Mutex<State<Scalar>>,
     changed: Condvar,
+    disk: Disk<Scalar>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -125,16 +142,11 @@ pub(crate) fn release_kept() {
 pub(crate) fn store<Scalar: PrimeField>() -> Arc<Store<Scalar>> {
     let mut stores = lock(stores());
     let store = stores.entry(TypeId::of::<Scalar>()).or_insert_with(|| {
-        Arc::new(Store::<Scalar> {
-            state: Mutex::new(State {
-                stats: CacheStats::default(),
-                entries: HashMap::new(),
-                refused: HashSet::new(),
-                recording_unknown: false,
-                kept: None,
-            }),
-            changed: Condvar::new(),
-        })
+        Arc::new(Store::<Scalar>::new(Disk {
+            dir: cache_dir,
+            list: files::listing,
+            load: files::load,
+        }))
     });
     Arc::clone(store)
         .as_any()
@@ -181,17 +193,43 @@ enum Lookup<Scalar: PrimeField> {
     Absent,
     Busy,
     Ready(Start<Scalar>),
-    Loaded(Key, usize, Box<Recording<Scalar>>, CacheFile),
+    /// A cache file to read, for this key and input count.
+    File(Key, usize, PathBuf),
+}
+
+/// A key a batch's structure may be filed under: with its input count, and its file when
+/// the cache directory has one.
+struct Candidate {
+    inputs: usize,
+    key: Key,
+    file: Option<PathBuf>,
 }
 
 impl<Scalar: PrimeField> Store<Scalar> {
+    fn new(disk: Disk<Scalar>) -> Self {
+        Store {
+            state: Mutex::new(State {
+                stats: CacheStats::default(),
+                entries: HashMap::new(),
+                refused: HashSet::new(),
+                recording_unknown: false,
+                kept: None,
+            }),
+            changed: Condvar::new(),
+            disk,
+        }
+    }
+
     /// How a batch of the structure `key_for` names (`key_for(inputs)`: the parameters'
     /// key, asked with an input count) begins; waits while another batch holds the
     /// structure on probation, unless this thread is a rayon worker.
     pub(crate) fn begin(self: &Arc<Self>, key_for: &KeyFor<'_>) -> Start<Scalar> {
-        let mut state = lock(&self.state);
+        // Files this batch read and could not use (or found gone) are not looked at again.
+        let mut tried = HashSet::new();
         loop {
-            match self.find(&mut state, key_for) {
+            let candidates = self.candidates(key_for);
+            let mut state = lock(&self.state);
+            match find(&state, &candidates, &tried) {
                 Lookup::Ready(start) => {
                     match start {
                         Start::Trusted(..) => state.stats.evaluated_batches += 1,
@@ -199,17 +237,21 @@ impl<Scalar: PrimeField> Store<Scalar> {
                     }
                     return start;
                 }
-                Lookup::Loaded(key, inputs, recording, file) => {
+                Lookup::File(key, inputs, path) => {
                     state.entries.insert(key, (inputs, Slot::Probation));
-                    state.stats.loaded += 1;
+                    drop(state);
                     let probation = Probation {
                         store: Arc::clone(self),
                         key: Some((key, inputs)),
-                        file: Some(file),
+                        file: None,
                         unknown: false,
                         done: false,
                     };
-                    return Start::Check(Arc::from(recording), probation);
+                    if let Some(start) = self.read(probation, &path) {
+                        return start;
+                    }
+                    tried.insert(path);
+                    continue;
                 }
                 Lookup::Absent if !state.recording_unknown => {
                     state.recording_unknown = true;
@@ -230,10 +272,11 @@ impl<Scalar: PrimeField> Store<Scalar> {
                 state.stats.direct_batches += 1;
                 return Start::Direct(None);
             }
-            state = self
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            drop(
+                self.changed
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner),
+            );
         }
     }
 
@@ -244,37 +287,75 @@ impl<Scalar: PrimeField> Store<Scalar> {
         Start::Direct(None)
     }
 
-    /// The structure's slot in memory, or its file on disk.
-    fn find(&self, state: &mut State<Scalar>, key_for: &KeyFor<'_>) -> Lookup<Scalar> {
-        let dir = cache_dir();
-        let mut counts: Vec<usize> = state.entries.values().map(|(inputs, _)| *inputs).collect();
-        if let Some(dir) = &dir {
-            counts.extend(files::input_counts(dir));
-        }
-        counts.sort_unstable();
-        counts.dedup();
-        for inputs in counts {
-            let Some(key) = key_for(inputs) else { continue };
-            if let Some((_, slot)) = state.entries.get(&key) {
-                return match slot {
-                    Slot::Probation => Lookup::Busy,
-                    Slot::Trusted(recording) => {
-                        Lookup::Ready(Start::Trusted(key, Arc::clone(recording)))
+    /// The keys the structure may be filed under, with their files: asked of `key_for`
+    /// for each input count filed in memory or named in the cache directory, without the
+    /// state lock.
+    fn candidates(&self, key_for: &KeyFor<'_>) -> Vec<Candidate> {
+        let dir = (self.disk.dir)();
+        let (mut counts, listable) = {
+            let state = lock(&self.state);
+            let counts: Vec<usize> = state.entries.values().map(|(inputs, _)| *inputs).collect();
+            let listable = dir.as_ref().filter(|dir| !state.refused.contains(*dir));
+            (counts, listable.cloned())
+        };
+        let mut names = HashSet::new();
+        if let Some(dir) = &listable {
+            match (self.disk.list)(dir) {
+                Ok(listing) => {
+                    for (inputs, name) in listing {
+                        counts.push(inputs);
+                        names.insert(name);
                     }
-                    Slot::Unrecordable(shape) => Lookup::Ready(Start::Direct(Some(*shape))),
-                };
-            }
-            if let Some(dir) = &dir {
-                match files::load::<Scalar>(dir, inputs, &key, &mut state.refused) {
-                    Found::Loaded(recording, file) => {
-                        return Lookup::Loaded(key, inputs, recording, file)
-                    }
-                    Found::Refused => state.stats.refused_files += 1,
-                    Found::None => {}
+                }
+                Err(gave_up) => {
+                    warn_once(format!("listing {}", dir.display()), || {
+                        format!(
+                            "synthpool: not using the recording cache {} in this process \
+                             ({gave_up} while listing it)",
+                            dir.display()
+                        )
+                    });
+                    lock(&self.state).refused.insert(dir.clone());
                 }
             }
         }
-        Lookup::Absent
+        counts.sort_unstable();
+        counts.dedup();
+        counts
+            .into_iter()
+            .filter_map(|inputs| {
+                let key = key_for(inputs)?;
+                let name = files::file_name(inputs, &key);
+                let file = match &dir {
+                    Some(dir) if names.contains(&name) => Some(dir.join(name)),
+                    _ => None,
+                };
+                Some(Candidate { inputs, key, file })
+            })
+            .collect()
+    }
+
+    /// Reads the cache file at `path` for the structure `probation` holds (no lock held):
+    /// the batch's start when the file loads; `None` when it is refused or gone, with the
+    /// structure given back.
+    fn read(&self, mut probation: Probation<Scalar>, path: &Path) -> Option<Start<Scalar>> {
+        let (key, inputs) = probation.key.expect("a file is read for a known structure");
+        match (self.disk.load)(path, inputs, &key) {
+            Found::Loaded(recording, file) => {
+                lock(&self.state).stats.loaded += 1;
+                probation.file = Some(file);
+                Some(Start::Check(Arc::from(recording), probation))
+            }
+            found => {
+                if let Found::Refused = found {
+                    let mut state = lock(&self.state);
+                    state.stats.refused_files += 1;
+                    state.refused.insert(path.to_path_buf());
+                }
+                probation.abandon();
+                None
+            }
+        }
     }
 
     /// Up to `count` kept sets of storage for the structure `key`.
@@ -326,21 +407,47 @@ impl<Scalar: PrimeField> Store<Scalar> {
         self.changed.notify_all();
     }
 
-    /// Drops a trusted recording a later proof rejected, with its file.
+    /// Drops a trusted recording a later proof rejected, with the file holding it if this
+    /// process knows which file that is and it is still there.
     pub(crate) fn evict(&self, key: &Key) {
-        let inputs = {
+        let removed = {
             let mut state = lock(&self.state);
             state.stats.rejected += 1;
-            state.entries.remove(key).map(|(inputs, _)| inputs)
+            state.entries.remove(key)
         };
-        if let (Some(inputs), Some(dir)) = (inputs, cache_dir()) {
-            let path = dir.join(files::file_name(inputs, key));
-            if path.exists() {
-                files::remove(&path, "a proof made with it does not verify");
-            }
+        if let Some((_, Slot::Trusted(_, Some(file)))) = removed {
+            files::remove_loaded(&file, "a proof made with it does not verify");
         }
         self.changed.notify_all();
     }
+}
+
+/// The structure's slot in memory, or else a cache file to read for it, among `candidates`
+/// (files in `tried`, or refused before, are not read again).
+fn find<Scalar: PrimeField>(
+    state: &State<Scalar>,
+    candidates: &[Candidate],
+    tried: &HashSet<PathBuf>,
+) -> Lookup<Scalar> {
+    for candidate in candidates {
+        if let Some((_, slot)) = state.entries.get(&candidate.key) {
+            return match slot {
+                Slot::Probation => Lookup::Busy,
+                Slot::Trusted(recording, _) => {
+                    Lookup::Ready(Start::Trusted(candidate.key, Arc::clone(recording)))
+                }
+                Slot::Unrecordable(shape) => Lookup::Ready(Start::Direct(Some(*shape))),
+            };
+        }
+    }
+    for candidate in candidates {
+        if let Some(path) = &candidate.file {
+            if !state.refused.contains(path) && !tried.contains(path) {
+                return Lookup::File(candidate.key, candidate.inputs, path.clone());
+            }
+        }
+    }
+    Lookup::Absent
 }
 
 /// A batch's hold on a structure whose recording is on probation; dropped without a
@@ -385,13 +492,12 @@ impl<Scalar: PrimeField> Probation<Scalar> {
         let (key, inputs) = self.key?;
         {
             let mut state = lock(&self.store.state);
-            state
-                .entries
-                .insert(key, (inputs, Slot::Trusted(Arc::clone(recording))));
+            let slot = Slot::Trusted(Arc::clone(recording), self.file.clone());
+            state.entries.insert(key, (inputs, slot));
             state.stats.trusted += 1;
         }
         self.store.changed.notify_all();
-        let dir = cache_dir().filter(|_| self.file.is_none())?;
+        let dir = (self.store.disk.dir)().filter(|_| self.file.is_none())?;
         Some(Saving {
             store: Arc::clone(&self.store),
             dir,
@@ -511,10 +617,122 @@ pub(crate) struct Saving<Scalar: PrimeField> {
 }
 
 impl<Scalar: PrimeField> Saving<Scalar> {
-    /// Writes the file (a failure is logged, never the batch's error).
+    /// Writes the file (a failure is logged, never the batch's error), and files it with
+    /// the recording, so that a later rejection removes that file and no other.
     pub(crate) fn save(self) {
-        if files::save(&self.dir, self.inputs, &self.key, &self.recording) {
-            lock(&self.store.state).stats.saved += 1;
+        let Some(saved) = files::save(&self.dir, self.inputs, &self.key, &self.recording) else {
+            return;
+        };
+        let mut state = lock(&self.store.state);
+        state.stats.saved += 1;
+        if let Some((_, Slot::Trusted(recording, file @ None))) = state.entries.get_mut(&self.key) {
+            if Arc::ptr_eq(recording, &self.recording) {
+                *file = Some(saved);
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::precompiled::KEY_LEN;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    type Scalar = blstrs::Scalar;
+
+    const BUSY: Key = [1; KEY_LEN];
+    const OTHER: Key = [2; KEY_LEN];
+
+    /// Whether the stand-in's read of BUSY's file may finish, and whether it has begun.
+    static GATE: Mutex<(bool, bool)> = Mutex::new((false, false));
+    static GATE_CHANGED: Condvar = Condvar::new();
+
+    fn test_dir() -> Option<PathBuf> {
+        Some(std::env::temp_dir().join(format!("synthpool-store-{}", std::process::id())))
+    }
+
+    fn list_busy(_: &Path) -> Result<Listing, GaveUp> {
+        Ok(vec![(1, files::file_name(1, &BUSY))])
+    }
+
+    /// A read that begins, then waits for the gate, then finds the file damaged.
+    fn load_gated(_: &Path, _: usize, _: &Key) -> Found<Scalar> {
+        let mut gate = lock(&GATE);
+        gate.1 = true;
+        GATE_CHANGED.notify_all();
+        while !gate.0 {
+            gate = GATE_CHANGED
+                .wait(gate)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        Found::Refused
+    }
+
+    fn begin_on_a_thread(store: &Arc<Store<Scalar>>, key: Key) -> mpsc::Receiver<Start<Scalar>> {
+        let (sender, receiver) = mpsc::channel();
+        let store = Arc::clone(store);
+        std::thread::spawn(move || {
+            let key_for = move |_: usize| Some(key);
+            let _ = sender.send(store.begin(&key_for));
+        });
+        receiver
+    }
+
+    const PATIENCE: Duration = Duration::from_secs(20);
+
+    #[test]
+    fn a_file_being_read_holds_up_its_own_structure_only() {
+        let store = Arc::new(Store::<Scalar>::new(Disk {
+            dir: test_dir,
+            list: list_busy,
+            load: load_gated,
+        }));
+        let reader = begin_on_a_thread(&store, BUSY);
+        {
+            let mut gate = lock(&GATE);
+            while !gate.1 {
+                gate = GATE_CHANGED
+                    .wait(gate)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        }
+        // While BUSY's file is being read: another structure starts at once...
+        let other = begin_on_a_thread(&store, OTHER).recv_timeout(PATIENCE);
+        assert!(
+            matches!(other, Ok(Start::Record(_))),
+            "the other structure waited"
+        );
+        drop(other);
+        // ...and another batch of BUSY waits for the read.
+        let waiting = begin_on_a_thread(&store, BUSY);
+        assert!(waiting.recv_timeout(Duration::from_millis(300)).is_err());
+
+        lock(&GATE).0 = true;
+        GATE_CHANGED.notify_all();
+        // The file is refused and not read again: one of the two records the structure
+        // anew, the other waits for that recording.
+        let deadline = std::time::Instant::now() + PATIENCE;
+        let (first, second) = loop {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "neither batch started"
+            );
+            if let Ok(start) = reader.try_recv() {
+                break (start, waiting);
+            }
+            if let Ok(start) = waiting.try_recv() {
+                break (start, reader);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(matches!(first, Start::Record(_)));
+        assert!(second.recv_timeout(Duration::from_millis(300)).is_err());
+        drop(first);
+        let after = second.recv_timeout(PATIENCE);
+        assert!(matches!(after, Ok(Start::Record(_))));
+        let stats = lock(&store.state).stats;
+        assert_eq!((stats.loaded, stats.refused_files), (0, 1));
     }
 }

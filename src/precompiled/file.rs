@@ -263,18 +263,34 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     /// Reads a recording written by [`Self::save`] for this field, under any key. Truncated,
     /// damaged, foreign-version or foreign-field files are errors naming the file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        Self::load_checked(path, None)
+        Self::load_checked(path, None, &|| {})
     }
 
     /// [`Self::load`], refusing a file saved under another key than `key`.
     pub fn load_keyed(path: &Path, key: &[u8; KEY_LEN]) -> Result<Self, Error> {
-        Self::load_checked(path, Some(key))
+        Self::load_checked(path, Some(key), &|| {})
     }
 
-    fn load_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
+    /// [`Self::load_keyed`], calling `progress` after each read of the file (at most
+    /// 1 MiB), so a watchdog can tell a slow read from a hung one.
+    pub(crate) fn load_keyed_reporting(
+        path: &Path,
+        key: &[u8; KEY_LEN],
+        progress: &dyn Fn(),
+    ) -> Result<Self, Error> {
+        Self::load_checked(path, Some(key), progress)
+    }
+
+    fn load_checked(
+        path: &Path,
+        expected_key: Option<&[u8; KEY_LEN]>,
+        progress: &dyn Fn(),
+    ) -> Result<Self, Error> {
         let failed = io_error(path);
         let broken = |problem| Error::file(path, problem);
-        let (mut file, file_len) = crate::regular_file::open(path)?;
+        let (file, file_len) = crate::regular_file::open(path)?;
+        progress();
+        let mut file = Reporting { file, progress };
         let mut fields = Fields {
             inner: BufReader::with_capacity(CHUNK, &mut file),
         };
@@ -402,13 +418,33 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     }
 }
 
+/// A file that calls `progress` after each read.
+struct Reporting<'a> {
+    file: File,
+    progress: &'a dyn Fn(),
+}
+
+impl Read for Reporting<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.file.read(buf);
+        (self.progress)();
+        read
+    }
+}
+
+impl Seek for Reporting<'_> {
+    fn seek(&mut self, position: SeekFrom) -> io::Result<u64> {
+        self.file.seek(position)
+    }
+}
+
 enum DigestError {
     Io(io::Error),
     Mismatch,
 }
 
 /// Digests the file up to its last [`DIGEST_LEN`] bytes in bounded chunks and compares.
-fn verify_digest(file: &mut File, file_len: u64) -> Result<(), DigestError> {
+fn verify_digest(file: &mut (impl Read + Seek), file_len: u64) -> Result<(), DigestError> {
     file.seek(SeekFrom::Start(0)).map_err(DigestError::Io)?;
     let mut digest = Digest::new();
     let mut buffer = vec![0u8; CHUNK];
