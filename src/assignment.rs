@@ -16,7 +16,8 @@ use crate::error::{Error, Side, Unallocated, VariableKind};
 use crate::eval::{evaluate, Constants, EvalKernel, OutOfRange};
 use crate::pool::{LcPool, PoolStats};
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
-use crate::vectors::{reserve_density, room_for_one, ProverVectors, Shape, MIN_GROWTH};
+use crate::shape::Shape;
+use crate::vectors::{reserve_density, room_for_one, ProverVectors, MIN_GROWTH};
 
 /// How a [`ProvingAssignment`] synthesizes: start from [`SynthesisOptions::default`] (the
 /// fastest measured) and change what differs with the `with_` methods.

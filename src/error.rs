@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use bellpepper_core::SynthesisError;
 
-use crate::vectors::Shape;
+use crate::shape::Shape;
 
 /// One side of a constraint `A * B = C`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,7 +187,7 @@ pub(crate) struct Unallocated {
 impl Unallocated {
     /// This fault of a sub-circuit, renumbered to its place in a system of `shape` that it
     /// extends.
-    pub(crate) fn shifted(self, shape: crate::vectors::Shape) -> Unallocated {
+    pub(crate) fn shifted(self, shape: Shape) -> Unallocated {
         // A sub-circuit's input 0 is the constant one, which is the extended system's.
         let offset = match self.kind {
             VariableKind::Input => shape.inputs.saturating_sub(1),

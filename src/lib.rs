@@ -43,6 +43,7 @@ mod protocol;
 pub mod prover;
 mod regular_file;
 pub mod sha256;
+mod shape;
 mod synthesize;
 pub mod vectors;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
@@ -53,10 +54,11 @@ pub use assignment::{ProvingAssignment, SynthesisOptions};
 pub use error::Error;
 pub use eval::EvalKernel;
 pub use pool::PoolStats;
+pub use shape::Shape;
 pub use synthesize::{
     synthesize, synthesize_batch, synthesize_batch_each, synthesize_batch_with, synthesize_with,
 };
-pub use vectors::{ProverVectors, Shape};
+pub use vectors::ProverVectors;
 
 /// The README's examples, compiled and run by `cargo test` so they cannot drift.
 #[cfg(doctest)]

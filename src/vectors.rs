@@ -7,17 +7,7 @@ use bitvec::vec::BitVec;
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 
 use crate::error::Error;
-
-/// The size of a synthesized circuit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Shape {
-    /// Inputs, the constant one included.
-    pub inputs: usize,
-    /// Aux (private) variables.
-    pub aux: usize,
-    /// Constraints, the per-input constraints the prover appends included.
-    pub constraints: usize,
-}
+use crate::shape::Shape;
 
 /// The vectors a Groth16 prover takes from synthesis.
 ///

@@ -45,10 +45,24 @@ pub mod v0_27;
 mod watchdog;
 
 pub use settings::{
-    cache_dir, in_flight, retains_buffers, set_cache_dir, set_in_flight, set_retain_buffers,
-    CACHE_DIR_VARIABLE, DEFAULT_IN_FLIGHT, IN_FLIGHT_VARIABLE, RETAIN_BUFFERS_VARIABLE,
+    cache_dir, in_flight, retains_buffers, set_cache_dir, set_in_flight, CACHE_DIR_VARIABLE,
+    DEFAULT_IN_FLIGHT, IN_FLIGHT_VARIABLE, RETAIN_BUFFERS_VARIABLE,
 };
 pub use store::{clear, stats, CacheStats};
+
+/// Whether a batch keeps its members' spent vectors (the storage of a, b, c and of the
+/// input and aux values) for the next batch of the same structure, overriding the
+/// `SYNTHPOOL_RETAIN_BUFFERS` environment variable. Kept vectors are written again instead
+/// of fresh pages being faulted in, at the price of holding them while no batch runs: at
+/// most as many members' as are in flight ([`in_flight`]), each 96 bytes per constraint of
+/// the FFT domain for a, b and c and 32 per aux value. Off unless asked for; switching it
+/// off frees them.
+pub fn set_retain_buffers(retain: bool) {
+    settings::choose_retain_buffers(retain);
+    if !retain {
+        store::release_kept();
+    }
+}
 
 /// Logs the whole error (a `SynthesisError` keeps only its message), then converts it for
 /// bellperson's signatures.

@@ -27,8 +27,9 @@ use crate::assignment::SynthesisOptions;
 use crate::error::{panic_message, Error};
 use crate::precompiled::Recording;
 use crate::prover::Proven;
+use crate::shape::Shape;
 use crate::synthesize::synthesize_with;
-use crate::vectors::{ProverVectors, Shape};
+use crate::vectors::ProverVectors;
 
 /// What the pipeline needs of one bellperson release's prover, made for the first member.
 pub(crate) trait MemberProver<Scalar> {

@@ -1,6 +1,7 @@
 //! The drop-ins' settings, each set by a function or, until then, by its environment
 //! variable: the persistent cache's directory, buffer retention, and how many members of a
-//! batch are in flight. One rule for the three variables: set to the empty string, a
+//! batch are in flight. A leaf of the drop-ins: it names none of their modules. One rule for
+//! the three variables: set to the empty string, a
 //! variable is the same as unset (shell scripts and unit files write `NAME=` to clear one).
 
 use std::path::PathBuf;
@@ -13,7 +14,7 @@ use crate::warn_once::warn_once;
 pub const CACHE_DIR_VARIABLE: &str = "SYNTHPOOL_RECORDING_CACHE";
 
 /// The environment variable that, set to `1`, keeps each batch's spent vectors for the next
-/// batch of the same structure (see [`set_retain_buffers`]).
+/// batch of the same structure (see [`super::set_retain_buffers`]).
 pub const RETAIN_BUFFERS_VARIABLE: &str = "SYNTHPOOL_RETAIN_BUFFERS";
 
 /// The environment variable giving how many members of a batch may hold synthesized
@@ -59,21 +60,13 @@ pub fn cache_dir() -> Option<PathBuf> {
     }
 }
 
-/// Whether a batch keeps its members' spent vectors (the storage of a, b, c and of the
-/// input and aux values) for the next batch of the same structure, overriding the
-/// `SYNTHPOOL_RETAIN_BUFFERS` environment variable. Kept vectors are written again instead
-/// of fresh pages being faulted in, at the price of holding them while no batch runs: at
-/// most as many members' as are in flight ([`in_flight`]), each 96 bytes per constraint of
-/// the FFT domain for a, b and c and 32 per aux value. Off unless asked for; switching it
-/// off frees them.
-pub fn set_retain_buffers(retain: bool) {
+/// Records the choice [`super::set_retain_buffers`] makes (which also frees what is kept
+/// when it switches retention off).
+pub(crate) fn choose_retain_buffers(retain: bool) {
     chosen().retain_buffers = Some(retain);
-    if !retain {
-        super::store::release_kept();
-    }
 }
 
-/// Whether spent vectors are kept: the choice made through [`set_retain_buffers`], else
+/// Whether spent vectors are kept: the choice made through [`super::set_retain_buffers`], else
 /// whether `SYNTHPOOL_RETAIN_BUFFERS` is `1` (`0`, empty or unset: off; any other value is
 /// off too, said once in the log).
 pub fn retains_buffers() -> bool {

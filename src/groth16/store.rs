@@ -31,7 +31,8 @@ use super::key::{Key, KeyFor};
 use super::settings::{cache_dir, retains_buffers};
 use super::watchdog::GaveUp;
 use crate::precompiled::Recording;
-use crate::vectors::{ProverVectors, Shape};
+use crate::shape::Shape;
+use crate::vectors::ProverVectors;
 use crate::warn_once::warn_once;
 
 /// What the drop-ins have done in this process, for one field.

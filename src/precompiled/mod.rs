@@ -72,7 +72,8 @@ use self::matrix::validate;
 use crate::assignment::ProvingAssignment;
 use crate::error::Error;
 use crate::protocol::lay_out_for_proving;
-use crate::vectors::{empty_density, reserve, ProverVectors, Shape};
+use crate::shape::Shape;
+use crate::vectors::{empty_density, reserve, ProverVectors};
 
 /// A circuit's recorded constraint matrices, ready to evaluate witnesses against.
 pub struct Recording<Scalar: PrimeField> {

@@ -14,7 +14,7 @@ use crate::error::{Error, Limit, Side, Unallocated, VariableKind};
 use crate::eval::is_dropped;
 use crate::pool::LcPool;
 use crate::protocol::{root_without_names, CountsInputs};
-use crate::vectors::Shape;
+use crate::shape::Shape;
 
 /// A hasher for coefficient bytes: they are field elements, not attacker-chosen keys, so a
 /// multiply-rotate hash is enough and several times cheaper than SipHash.

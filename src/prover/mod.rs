@@ -17,7 +17,8 @@
 use ff::Field;
 
 use crate::error::Error;
-use crate::vectors::{ProverVectors, Shape};
+use crate::shape::Shape;
+use crate::vectors::ProverVectors;
 
 #[cfg(feature = "bellperson-0.26")]
 pub mod v0_26;
