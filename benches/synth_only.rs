@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
 use synthpool::precompiled::{ProvingBuffers, Recording};
-use synthpool::PoolStats;
+use synthpool::tuning::PoolStats;
 use synthpool::{ProverVectors, Shape, SynthesisOptions};
 use synthpool_bench::alloc;
 use synthpool_bench::batches::{BatchRow, Batches};

@@ -34,7 +34,8 @@ build() {
     cargo build --release --manifest-path "$MANIFEST" --features cuda
     cp "$ROOT/target/release/gpu-check" "$BIN/gpu-check-cuda"
     # supraseal builds sm_80 code (and PTX); Hopper gets its own code instead of a JIT.
-    CXXFLAGS="-gencode arch=compute_90,code=sm_90" \
+    # nvcc alone reads NVCC_APPEND_FLAGS (CXXFLAGS would reach the host compiler too).
+    NVCC_APPEND_FLAGS="-gencode arch=compute_90,code=sm_90" \
         cargo build --release --manifest-path "$MANIFEST" --features supraseal
     cp "$ROOT/target/release/gpu-check" "$BIN/gpu-check-supraseal"
     ls -l "$BIN"/gpu-check-*

@@ -14,25 +14,24 @@ use ff::PrimeField;
 
 use crate::error::{Error, Side, Unallocated, VariableKind};
 use crate::eval::{evaluate, Constants, EvalKernel, OutOfRange};
-use crate::pool::{LcPool, PoolStats};
+use crate::pool::LcPool;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::shape::Shape;
 use crate::vectors::{reserve_density, room_for_one, ProverVectors, MIN_GROWTH};
 
-/// How a [`ProvingAssignment`] synthesizes: start from [`SynthesisOptions::default`] (the
-/// fastest measured) and change what differs with the `with_` methods.
+/// How a [`ProvingAssignment`] synthesizes: [`SynthesisOptions::default`] is the fastest
+/// measured; [`SynthesisOptions::with_shape`] pre-sizes for a known circuit (the bench's
+/// other knobs are in [`crate::tuning`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct SynthesisOptions {
-    /// Recycle linear-combination buffers through an owner-local pool (else every `enforce` starts
-    /// from fresh, empty combinations, as bellperson does).
-    pub pool: bool,
-    /// The evaluation kernel.
-    pub kernel: EvalKernel,
+    /// Recycle linear-combination buffers through an owner-local pool (else every `enforce`
+    /// starts from fresh, empty combinations, as bellperson does).
+    pub(crate) pool: bool,
+    pub(crate) kernel: EvalKernel,
     /// Reserve room for this shape up front, so the vectors never grow while synthesizing.
-    pub shape: Option<Shape>,
+    pub(crate) shape: Option<Shape>,
     /// Pool buffers that grew beyond this many terms are dropped instead of kept.
-    pub max_kept_terms: usize,
+    pub(crate) max_kept_terms: usize,
 }
 
 impl Default for SynthesisOptions {
@@ -49,42 +48,36 @@ impl Default for SynthesisOptions {
 }
 
 impl SynthesisOptions {
-    /// With or without the LC buffer pool.
-    pub fn with_pool(self, pool: bool) -> Self {
-        SynthesisOptions { pool, ..self }
-    }
-
-    /// With this evaluation kernel.
-    pub fn with_kernel(self, kernel: EvalKernel) -> Self {
-        SynthesisOptions { kernel, ..self }
-    }
-
     /// Reserving room for this shape up front (a, b and c with the FFT domain's capacity,
     /// as the prover will need it), or not.
     pub fn with_shape(self, shape: Option<Shape>) -> Self {
         SynthesisOptions { shape, ..self }
-    }
-
-    /// Dropping pool buffers that grew beyond this many terms.
-    pub fn with_max_kept_terms(self, max_kept_terms: usize) -> Self {
-        SynthesisOptions {
-            max_kept_terms,
-            ..self
-        }
     }
 }
 
 /// A constraint system that evaluates each constraint against the witness as it is enforced.
 pub struct ProvingAssignment<Scalar: PrimeField> {
     vectors: ProverVectors<Scalar>,
-    lcs: Option<LcPool<Scalar>>,
-    kernel: EvalKernel,
+    pub(crate) lcs: Option<LcPool<Scalar>>,
+    pub(crate) kernel: EvalKernel,
     constants: Constants<Scalar>,
     /// The first constraint that named a variable that does not exist; only the side that
     /// named it was recorded as zero.
     fault: Option<Unallocated>,
     /// Memory a vector could not grow by: synthesis stops with this error.
     out_of_memory: Option<(&'static str, u64)>,
+}
+
+/// A summary: the vectors are gigabytes on a real circuit.
+impl<Scalar: PrimeField> std::fmt::Debug for ProvingAssignment<Scalar> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProvingAssignment")
+            .field("shape", &self.shape())
+            .field("kernel", &self.kernel)
+            .field("pool", &self.lcs.is_some())
+            .field("fault", &self.fault.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
@@ -157,16 +150,6 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     /// The shape synthesized so far.
     pub fn shape(&self) -> Shape {
         self.vectors.shape()
-    }
-
-    /// The buffer pool's counters, when the pool is on.
-    pub fn pool_stats(&self) -> Option<PoolStats> {
-        self.lcs.as_ref().map(LcPool::stats)
-    }
-
-    /// The evaluation kernel in use.
-    pub fn kernel(&self) -> EvalKernel {
-        self.kernel
     }
 
     fn note_fault(&mut self, side: Side, kind: VariableKind, fault: OutOfRange) {

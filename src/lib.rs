@@ -12,10 +12,13 @@
 //! - `prover` and `groth16` (with the `bellperson-0.26` or `bellperson-0.27` feature):
 //!   proving from [`ProverVectors`], and drop-ins for bellperson's batch provers that
 //!   synthesize through recordings that earned trust, a bounded number of members at a time.
-//! - [`EvalKernel`]: the evaluation kernels of direct synthesis, selectable at run time.
+//! - [`tuning`]: the knobs the defaults were chosen with (evaluation kernels, the buffer
+//!   pool), for the bench.
 
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
+#![deny(unreachable_pub)]
+#![deny(missing_debug_implementations)]
 
 #[cfg(all(feature = "cuda", feature = "cuda-supraseal"))]
 compile_error!(
@@ -29,8 +32,8 @@ compile_error!(
      bellperson 0.26 drop-ins (filecoin-proofs 19.0) cannot take supraseal's parameters"
 );
 
-pub mod assignment;
-pub mod error;
+mod assignment;
+mod error;
 mod eval;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
 pub mod groth16;
@@ -45,15 +48,14 @@ mod regular_file;
 pub mod sha256;
 mod shape;
 mod synthesize;
-pub mod vectors;
+pub mod tuning;
+mod vectors;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
 mod warn_once;
 mod wide_sum;
 
 pub use assignment::{ProvingAssignment, SynthesisOptions};
-pub use error::Error;
-pub use eval::EvalKernel;
-pub use pool::PoolStats;
+pub use error::{Error, FileProblem, Limit, Side, VariableKind};
 pub use shape::Shape;
 pub use synthesize::{
     synthesize, synthesize_batch, synthesize_batch_each, synthesize_batch_with, synthesize_with,

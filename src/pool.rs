@@ -38,7 +38,7 @@ impl PoolStats {
 
 /// A free list of empty `Vec<T>`s that keep their capacity.
 #[derive(Debug)]
-pub struct VecPool<T> {
+pub(crate) struct VecPool<T> {
     free: Vec<Vec<T>>,
     max_kept_capacity: usize,
     stats: PoolStats,
@@ -46,7 +46,7 @@ pub struct VecPool<T> {
 
 impl<T> VecPool<T> {
     /// A pool that keeps returned buffers of capacity up to `max_kept_capacity` elements.
-    pub fn new(max_kept_capacity: usize) -> Self {
+    pub(crate) fn new(max_kept_capacity: usize) -> Self {
         VecPool {
             free: Vec::new(),
             max_kept_capacity,
@@ -56,7 +56,7 @@ impl<T> VecPool<T> {
 
     /// An empty buffer, recycled when one is free.
     #[inline]
-    pub fn take(&mut self) -> Vec<T> {
+    pub(crate) fn take(&mut self) -> Vec<T> {
         match self.free.pop() {
             Some(buffer) => {
                 self.stats.hits += 1;
@@ -71,7 +71,7 @@ impl<T> VecPool<T> {
 
     /// Returns a buffer for reuse: cleared and kept, unless invariant 3 or 4 drops it.
     #[inline]
-    pub fn give(&mut self, mut buffer: Vec<T>) {
+    pub(crate) fn give(&mut self, mut buffer: Vec<T>) {
         let capacity = buffer.capacity();
         if capacity == 0 {
             return;
@@ -85,7 +85,7 @@ impl<T> VecPool<T> {
     }
 
     /// What the pool has done so far.
-    pub fn stats(&self) -> PoolStats {
+    pub(crate) fn stats(&self) -> PoolStats {
         self.stats
     }
 
@@ -100,13 +100,13 @@ impl<T> VecPool<T> {
 /// `enforce` hands the circuit's closures, so building A, B and C allocates nothing once the
 /// pool is warm.
 #[derive(Debug)]
-pub struct LcPool<Scalar> {
+pub(crate) struct LcPool<Scalar> {
     buffers: VecPool<Term<Scalar>>,
 }
 
 impl<Scalar: PrimeField> LcPool<Scalar> {
     /// A pool that keeps buffers of up to `max_kept_terms` terms.
-    pub fn new(max_kept_terms: usize) -> Self {
+    pub(crate) fn new(max_kept_terms: usize) -> Self {
         LcPool {
             buffers: VecPool::new(max_kept_terms),
         }
@@ -114,20 +114,20 @@ impl<Scalar: PrimeField> LcPool<Scalar> {
 
     /// An empty combination on recycled buffers.
     #[inline]
-    pub fn fresh(&mut self) -> LinearCombination<Scalar> {
+    pub(crate) fn fresh(&mut self) -> LinearCombination<Scalar> {
         LinearCombination::from_buffers(self.buffers.take(), self.buffers.take())
     }
 
     /// Takes back the buffers of a combination that is no longer needed.
     #[inline]
-    pub fn recycle(&mut self, lc: LinearCombination<Scalar>) {
+    pub(crate) fn recycle(&mut self, lc: LinearCombination<Scalar>) {
         let (inputs, aux) = lc.into_buffers();
         self.buffers.give(inputs);
         self.buffers.give(aux);
     }
 
     /// The buffer pool's counters.
-    pub fn stats(&self) -> PoolStats {
+    pub(crate) fn stats(&self) -> PoolStats {
         self.buffers.stats()
     }
 }

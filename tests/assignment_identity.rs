@@ -9,8 +9,8 @@ use common::{
     assert_same, reference, ExtendCircuit, Gadgets, NumCircuit, RandomCircuit, Sha256Circuit,
 };
 use ff::Field;
-use synthpool::error::{Side, VariableKind};
-use synthpool::{synthesize_with, EvalKernel, ProvingAssignment, SynthesisOptions};
+use synthpool::tuning::{EvalKernel, Observe, Tune};
+use synthpool::{synthesize_with, ProvingAssignment, Side, SynthesisOptions, VariableKind};
 
 fn variants() -> Vec<SynthesisOptions> {
     let mut out = Vec::new();

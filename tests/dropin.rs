@@ -421,7 +421,8 @@ fn persistent_cache(
     );
 
     let foreign = Recording::<Fr>::record(NumCircuit { x: None, rounds: 2 }).unwrap();
-    foreign.save_keyed(&files[0], &[9; 32]).unwrap();
+    foreign.save(&files[0]).unwrap();
+    common::reseal(&files[0], [9; 32]);
     dropin::clear::<Fr>();
     assert_eq!(prove(params), *expected, "file of another key");
     grew!(before, refused_files, 2);
@@ -464,7 +465,8 @@ fn wrong_circuits_never_poison_the_process() {
         std::array::from_fn(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
     };
     let wrong = Recording::<Fr>::record(Linear { x: None, factor: 5 }).unwrap();
-    wrong.save_keyed(&files[0], &key_bytes).unwrap();
+    wrong.save(&files[0]).unwrap();
+    common::reseal(&files[0], key_bytes);
     let sealed = std::fs::read(&files[0]).unwrap();
     dropin::clear::<Fr>();
     let before = stats();
@@ -604,7 +606,14 @@ fn replaced_while_checked(
     valid: &Proofs,
 ) {
     let forged = Recording::<Fr>::record(Linear { x: None, factor: 5 }).unwrap();
-    forged.save_keyed(path, &key).unwrap();
+    forged.save(path).unwrap();
+    common::reseal(path, key);
+    // Another process's good recording, renamed over the path during the check.
+    let side = path.with_extension("other");
+    let good = Recording::<Fr>::record(Linear { x: None, factor: 3 }).unwrap();
+    good.save(&side).unwrap();
+    common::reseal(&side, key);
+    let good = std::fs::read(&side).unwrap();
     dropin::clear::<Fr>();
     let before = stats();
     let gate = Arc::new((Mutex::new(false), Condvar::new()));
@@ -618,8 +627,7 @@ fn replaced_while_checked(
         while stats().loaded == before.loaded {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        let good = Recording::<Fr>::record(Linear { x: None, factor: 3 }).unwrap();
-        good.save_keyed(path, &key).unwrap();
+        std::fs::rename(&side, path).unwrap();
         *gate.0.lock().unwrap() = true;
         gate.1.notify_all();
         let err = checking
@@ -630,7 +638,7 @@ fn replaced_while_checked(
     });
     grew!(before, rejected, 1);
     assert!(
-        Recording::<Fr>::load_keyed(path, &key).is_ok(),
+        std::fs::read(path).is_ok_and(|bytes| bytes == good),
         "the file written during the check stays"
     );
     let proofs = ours::create_proof_batch(linear(xs, 3), params, r.to_vec(), s.to_vec()).unwrap();

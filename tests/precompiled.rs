@@ -13,9 +13,9 @@ use common::{assert_same, ExtendCircuit, Gadgets, NumCircuit, RandomCircuit, Sha
 use ff::Field;
 use rand_core::{RngCore, SeedableRng};
 use rand_xorshift::XorShiftRng;
-use synthpool::error::{FileProblem, Limit, VariableKind};
 use synthpool::precompiled::{ProvingBuffers, Recording};
 use synthpool::{synthesize, Error, ProverVectors};
+use synthpool::{Limit, VariableKind};
 
 fn check<C: Circuit<Fr> + Clone>(circuit: C, what: &str) -> Recording<Fr> {
     let recording = Recording::record(circuit.clone()).unwrap();
@@ -191,7 +191,7 @@ fn a_witness_of_another_structure_is_an_error_naming_what_differs() {
         x: Some(Fr::from(3u64)),
         rounds: 1,
     });
-    let err = recording.evaluate(witness.unwrap()).err().unwrap();
+    let err = recording.evaluate(witness.unwrap()).unwrap_err();
     assert!(matches!(err, Error::StructureMismatch { .. }), "{err}");
 
     // Recycled buffers hold no rows after a refused witness.
@@ -296,7 +296,7 @@ impl Circuit<Fr> for InputsWithoutOne {
 
 #[test]
 fn a_sub_circuit_with_inputs_into_a_system_without_the_constant_one_is_an_error() {
-    let err = Recording::<Fr>::record(InputsWithoutOne).err().unwrap();
+    let err = Recording::<Fr>::record(InputsWithoutOne).unwrap_err();
     assert!(matches!(err, Error::ExtendWithoutOne), "{err}");
 }
 
@@ -374,20 +374,6 @@ fn save_and_load_round_trip_with_and_without_a_key() {
         recording.nonzeros()
     );
 
-    let keyed = dir.join("keyed.rec");
-    recording.save_keyed(&keyed, &[7; 32]).unwrap();
-    assert!(Recording::<Fr>::load_keyed(&keyed, &[7; 32]).is_ok());
-    let err = Recording::<Fr>::load_keyed(&keyed, &[8; 32]).err().unwrap();
-    assert!(
-        matches!(
-            err,
-            Error::File {
-                problem: FileProblem::Key,
-                ..
-            }
-        ),
-        "{err}"
-    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -572,9 +558,7 @@ const REFUSED: &str = "huge header refused:";
 fn a_header_promising_more_memory_than_there_is_is_an_error_within_seconds() {
     if let Ok(path) = std::env::var(CHILD) {
         let started = std::time::Instant::now();
-        let err = Recording::<Fr>::load(Path::new(&path))
-            .err()
-            .expect("refused");
+        let err = Recording::<Fr>::load(Path::new(&path)).expect_err("refused");
         assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
         assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
         println!("{REFUSED} {err}");
@@ -634,9 +618,7 @@ fn reserving_an_absurd_shape_is_an_error() {
         constraints: usize::MAX / 8,
     };
     let options = synthpool::SynthesisOptions::default().with_shape(Some(shape));
-    let err = synthpool::ProvingAssignment::<Fr>::with_options(&options)
-        .err()
-        .expect("refused");
+    let err = synthpool::ProvingAssignment::<Fr>::with_options(&options).expect_err("refused");
     assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
 }
 
@@ -670,9 +652,7 @@ fn growth_past_the_memory_limit_is_an_error() {
         let n = 40_000_000;
         let direct = synthpool::synthesize::<Fr, _>(Growing { n }).expect_err("ran out");
         assert!(matches!(direct, Error::OutOfMemory { .. }), "{direct}");
-        let recorded = Recording::<Fr>::record(Growing { n })
-            .err()
-            .expect("ran out");
+        let recorded = Recording::<Fr>::record(Growing { n }).expect_err("ran out");
         assert!(matches!(recorded, Error::OutOfMemory { .. }), "{recorded}");
         drop(ballast);
         println!("{RAN_OUT} {direct}; {recorded}");

@@ -11,9 +11,8 @@ use common::NumCircuit;
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-use synthpool::{
-    synthesize_batch, synthesize_batch_with, Error, EvalKernel, ProverVectors, SynthesisOptions,
-};
+use synthpool::tuning::{EvalKernel, Tune};
+use synthpool::{synthesize_batch, synthesize_batch_with, Error, ProverVectors, SynthesisOptions};
 
 /// `n` public inputs and nothing else: parameters of another input count than NumCircuit's.
 struct WithInputs(usize);

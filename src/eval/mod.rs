@@ -58,7 +58,7 @@ impl EvalKernel {
 /// recordings. bellperson skips exactly the zero coefficients, before it looks at the
 /// variable; so does everything here.
 #[inline(always)]
-pub fn is_dropped<Scalar: PrimeField>(coeff: &Scalar) -> bool {
+pub(crate) fn is_dropped<Scalar: PrimeField>(coeff: &Scalar) -> bool {
     // `==` rather than `is_zero_vartime`: for blstrs the latter goes through the
     // constant-time comparison (with an optimization barrier) on every term.
     *coeff == Scalar::ZERO
@@ -67,7 +67,7 @@ pub fn is_dropped<Scalar: PrimeField>(coeff: &Scalar) -> bool {
 /// Field constants the loop compares against, computed once per assignment rather than
 /// once per combination (negation is a field operation).
 #[derive(Clone, Copy, Debug)]
-pub struct Constants<Scalar> {
+pub(crate) struct Constants<Scalar> {
     one: Scalar,
     minus_one: Scalar,
 }
@@ -82,11 +82,11 @@ impl<Scalar: PrimeField> Default for Constants<Scalar> {
 }
 
 /// How many terms ahead the prefetching kernel requests a value.
-pub const PREFETCH_DISTANCE: usize = 4;
+pub(crate) const PREFETCH_DISTANCE: usize = 4;
 
 /// A term named a variable the assignment does not have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OutOfRange {
+pub(crate) struct OutOfRange {
     /// The variable index the term named.
     pub index: usize,
     /// How many values the assignment holds.
@@ -98,7 +98,7 @@ pub struct OutOfRange {
 /// (same length). Starting from `acc` lets a caller sum the input and aux halves of a
 /// combination with one accumulator, as bellperson does, instead of adding two results.
 #[inline]
-pub fn evaluate<Scalar: PrimeField>(
+pub(crate) fn evaluate<Scalar: PrimeField>(
     kernel: EvalKernel,
     constants: &Constants<Scalar>,
     terms: &[(usize, Scalar)],

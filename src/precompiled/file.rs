@@ -3,7 +3,8 @@
 //! Layout (integers little-endian):
 //! - magic `SYNTHPCE`, format version (u32);
 //! - the field: its modulus as text (u32 length + bytes) and its repr length (u32);
-//! - a 32-byte key (all zeros unless saved with [`Recording::save_keyed`]);
+//! - a 32-byte key: all zeros from [`Recording::save`]; the drop-ins' cache files carry a
+//!   digest of the parameters' verifying key, and refuse a file under any other;
 //! - shape: inputs, aux, rows, dictionary length, nonzeros of A, B, C (u64 each);
 //! - the dictionary (repr bytes per entry);
 //! - per matrix A, B, C: row starts (u32 × rows+1), columns (u32 × nonzeros), coefficient ids
@@ -39,7 +40,7 @@ const MAGIC: &[u8; 8] = b"SYNTHPCE";
 pub const FORMAT_VERSION: u32 = 2;
 const DIGEST_LEN: usize = 32;
 /// Bytes of the key that names what a file was recorded for.
-pub const KEY_LEN: usize = 32;
+pub(crate) const KEY_LEN: usize = 32;
 const COUNTS: usize = 7;
 const CHUNK: usize = 1 << 20;
 
@@ -195,10 +196,10 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         self.save_keyed(path, &[0; KEY_LEN])
     }
 
-    /// [`Self::save`], naming what the recording was made for with `key` (the fork kit's
+    /// [`Self::save`], naming what the recording was made for with `key` (the drop-ins'
     /// cache uses a digest of the parameters' verifying key); [`Self::load_keyed`] refuses
-    /// the file under any other key.
-    pub fn save_keyed(&self, path: &Path, key: &[u8; KEY_LEN]) -> Result<(), Error> {
+    /// the file under any other key. Only the drop-ins write keyed files.
+    pub(crate) fn save_keyed(&self, path: &Path, key: &[u8; KEY_LEN]) -> Result<(), Error> {
         let (temporary, file) = create_temporary(path)?;
         let written = self.write_to(file, key);
         let result = match written {
@@ -267,12 +268,15 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     }
 
     /// [`Self::load`], refusing a file saved under another key than `key`.
-    pub fn load_keyed(path: &Path, key: &[u8; KEY_LEN]) -> Result<Self, Error> {
+    #[cfg(test)]
+    pub(crate) fn load_keyed(path: &Path, key: &[u8; KEY_LEN]) -> Result<Self, Error> {
         Self::load_checked(path, Some(key), &|| {})
     }
 
-    /// [`Self::load_keyed`], calling `progress` after each read of the file (at most
-    /// 1 MiB), so a watchdog can tell a slow read from a hung one.
+    /// [`Self::load`], refusing a file saved under another key than `key` and calling
+    /// `progress` after each read of the file (at most 1 MiB), so a watchdog can tell a
+    /// slow read from a hung one.
+    #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
     pub(crate) fn load_keyed_reporting(
         path: &Path,
         key: &[u8; KEY_LEN],
@@ -461,5 +465,51 @@ fn verify_digest(file: &mut (impl Read + Seek), file_len: u64) -> Result<(), Dig
         Ok(())
     } else {
         Err(DigestError::Mismatch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+
+    /// x * x = y, y public.
+    struct Square;
+
+    impl Circuit<blstrs::Scalar> for Square {
+        fn synthesize<CS: ConstraintSystem<blstrs::Scalar>>(
+            self,
+            cs: &mut CS,
+        ) -> Result<(), SynthesisError> {
+            let x = cs.alloc(|| "x", || Ok(3u64.into()))?;
+            let y = cs.alloc_input(|| "y", || Ok(9u64.into()))?;
+            cs.enforce(|| "square", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_keyed_file_loads_under_its_key_only() {
+        let dir = std::env::temp_dir().join(format!("synthpool-keyed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("keyed.rec");
+        let recording = Recording::<blstrs::Scalar>::record(Square).unwrap();
+        recording.save_keyed(&path, &[7; KEY_LEN]).unwrap();
+        let loaded = Recording::<blstrs::Scalar>::load_keyed(&path, &[7; KEY_LEN]).unwrap();
+        assert_eq!(loaded.shape(), recording.shape());
+        let err = Recording::<blstrs::Scalar>::load_keyed(&path, &[8; KEY_LEN]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::File {
+                    problem: FileProblem::Key,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // Unkeyed loading takes any key.
+        assert!(Recording::<blstrs::Scalar>::load(&path).is_ok());
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

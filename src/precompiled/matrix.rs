@@ -27,7 +27,7 @@ pub(crate) const INPUT_FLAG: u32 = 1 << 31;
 
 /// A sparse matrix: for row `r`, the terms `row_starts[r]..row_starts[r + 1]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Matrix {
+pub(super) struct Matrix {
     pub(crate) row_starts: Vec<u32>,
     pub(crate) columns: Vec<u32>,
     pub(crate) coeff_ids: Vec<u16>,
@@ -45,17 +45,17 @@ impl Default for Matrix {
 
 impl Matrix {
     /// Number of rows.
-    pub fn rows(&self) -> usize {
+    pub(super) fn rows(&self) -> usize {
         self.row_starts.len().saturating_sub(1)
     }
 
     /// Number of stored (nonzero) terms.
-    pub fn nonzeros(&self) -> usize {
+    pub(super) fn nonzeros(&self) -> usize {
         self.columns.len()
     }
 
     /// Bytes held: columns, coefficient ids and row offsets.
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.row_starts.len() * 4 + self.columns.len() * 4 + self.coeff_ids.len() * 2
     }
 

@@ -58,7 +58,9 @@ use bellpepper_core::{Circuit, ConstraintSystem};
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
-pub use self::file::{FORMAT_VERSION, KEY_LEN};
+pub use self::file::FORMAT_VERSION;
+#[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
+pub(crate) use self::file::KEY_LEN;
 pub use self::witness::Witness;
 
 use self::matrix::Matrix;
@@ -90,6 +92,17 @@ pub struct Recording<Scalar: PrimeField> {
     densities: [DensityTracker; 3],
     /// The rows that state a value, checked together instead of summed.
     claims: Claims<Scalar>,
+}
+
+/// A summary: the matrices are gigabytes on a real circuit.
+impl<Scalar: PrimeField> std::fmt::Debug for Recording<Scalar> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording")
+            .field("shape", &self.shape())
+            .field("nonzeros", &self.nonzeros())
+            .field("dictionary", &self.dictionary_len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// Marks every variable with a term in `matrix`: aux variables (positions below
@@ -193,7 +206,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     /// Records `circuit` while synthesizing it directly: the vectors are what
     /// [`crate::synthesize`] returns, whether or not the circuit could be recorded (a
     /// circuit the format cannot hold is still synthesized).
-    pub fn record_and_synthesize<C: Circuit<Scalar>>(
+    pub(crate) fn record_and_synthesize<C: Circuit<Scalar>>(
         circuit: C,
     ) -> Result<(Result<Self, Error>, ProverVectors<Scalar>), Error> {
         let (recording, assignment) = Self::record_with::<ProvingAssignment<Scalar>, C>(circuit)?;
@@ -327,7 +340,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     /// Checks that this recording, evaluated against the values of `vectors`, reproduces
     /// them exactly (rows and densities): the self-check of a recording made alongside a
     /// direct synthesis, before it is trusted with other witnesses. Stores nothing.
-    pub fn reproduces(&self, vectors: &ProverVectors<Scalar>) -> Result<(), Error> {
+    pub(crate) fn reproduces(&self, vectors: &ProverVectors<Scalar>) -> Result<(), Error> {
         if vectors.shape() != self.shape() {
             return Err(Error::InvalidRecording(format!(
                 "its shape {:?} is not the synthesized {:?}",
@@ -429,6 +442,15 @@ pub struct ProvingBuffers<Scalar: PrimeField> {
     vectors: ProverVectors<Scalar>,
     spare: Witness<Scalar>,
     kinds: ValueKinds,
+}
+
+/// A summary of what is kept.
+impl<Scalar: PrimeField> std::fmt::Debug for ProvingBuffers<Scalar> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProvingBuffers")
+            .field("vectors", &self.vectors.shape())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<Scalar: PrimeField> Default for ProvingBuffers<Scalar> {

@@ -97,7 +97,7 @@ impl<Scalar: PrimeField> Dictionary<Scalar> {
 /// ([`StructureOnly`]), witness generation ([`Witness`]), or direct synthesis
 /// ([`ProvingAssignment`]), so one pass over a circuit both records it and produces what
 /// that pass would have produced alone.
-pub trait Companion<Scalar: PrimeField>: Default + Send {
+pub(super) trait Companion<Scalar: PrimeField>: Default + Send {
     /// A new aux variable whose value `f` computes.
     fn alloc<F>(&mut self, f: F) -> Result<(), SynthesisError>
     where
@@ -124,7 +124,7 @@ pub trait Companion<Scalar: PrimeField>: Default + Send {
 
 /// Records the structure only: value closures are never run, as for parameter generation.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct StructureOnly;
+pub(super) struct StructureOnly;
 
 impl<Scalar: PrimeField> Companion<Scalar> for StructureOnly {
     fn alloc<F>(&mut self, _: F) -> Result<(), SynthesisError>
@@ -251,7 +251,7 @@ fn room<T>(vector: &mut Vec<T>, additional: usize, what: &'static str) -> Result
 
 /// A constraint system that records constraints into matrices, with a [`Companion`] that
 /// sees the same allocations and constraints.
-pub struct Recorder<Scalar: PrimeField, V = StructureOnly> {
+pub(super) struct Recorder<Scalar: PrimeField, V = StructureOnly> {
     inputs: usize,
     aux: usize,
     matrices: [Matrix; 3],

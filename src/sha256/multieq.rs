@@ -24,6 +24,16 @@ pub struct MultiEq<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> {
     rhs: Queue<Scalar>,
 }
 
+/// The packing's progress (the wrapped system need not be `Debug`).
+impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> std::fmt::Debug for MultiEq<Scalar, CS> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MultiEq")
+            .field("ops", &self.ops)
+            .field("bits_used", &self.bits_used)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Terms waiting to be merged into one side of the packed constraint, with the scratch
 /// space that orders them.
 struct Queue<Scalar> {

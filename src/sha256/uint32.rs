@@ -18,6 +18,15 @@ pub struct UInt32 {
     value: Option<u32>,
 }
 
+/// Its value, when known (the bits are gadgets without `Debug`, as upstream's).
+impl std::fmt::Debug for UInt32 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UInt32")
+            .field("value", &self.value)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The value of little-endian `bits`, when every bit is known.
 fn value_of(bits: &[Boolean; 32]) -> Option<u32> {
     bits.iter().rev().try_fold(0u32, |acc, bit| {

@@ -11,8 +11,8 @@ use blstrs::Scalar as Fr;
 use ff::PrimeField;
 use rayon::prelude::*;
 use synthpool::precompiled::{ProvingBuffers, Recording, Witness};
-use synthpool::PoolStats;
-use synthpool::{Error, EvalKernel, ProverVectors, ProvingAssignment, Shape, SynthesisOptions};
+use synthpool::tuning::{self, EvalKernel, Observe, PoolStats, Tune};
+use synthpool::{Error, ProverVectors, ProvingAssignment, Shape, SynthesisOptions};
 
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
 use crate::porep::{Partition, PartitionParts, SectorShape};
@@ -547,9 +547,7 @@ impl Workload {
                 let mut members = Vec::with_capacity(2);
                 for (index, circuit) in circuits.into_iter().enumerate() {
                     let vectors = if !warm && index == 0 {
-                        let (fresh, vectors) = Recording::record_and_synthesize(circuit)?;
-                        fresh?.reproduces(&vectors)?;
-                        vectors
+                        tuning::record_first_member(circuit)?.1
                     } else if retained {
                         recording.synthesize_into(circuit, kept.pop().unwrap_or_default())?
                     } else {

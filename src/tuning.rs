@@ -1,0 +1,70 @@
+//! The knobs the defaults were chosen with, for measuring them again (the bench's variants
+//! turn them). A prover needs none of them: [`crate::SynthesisOptions::default`] and the
+//! drop-ins use what measured fastest, and nothing here changes what is computed, only how.
+
+use ff::PrimeField;
+
+use bellpepper_core::Circuit;
+
+pub use crate::eval::EvalKernel;
+use crate::pool::LcPool;
+pub use crate::pool::PoolStats;
+use crate::precompiled::Recording;
+use crate::{Error, ProverVectors, ProvingAssignment, SynthesisOptions};
+
+/// The settings of [`SynthesisOptions`] that only measurements choose.
+pub trait Tune: Sized {
+    /// With or without the owner-local pool of linear-combination buffers.
+    fn with_pool(self, pool: bool) -> Self;
+    /// With this evaluation kernel.
+    fn with_kernel(self, kernel: EvalKernel) -> Self;
+    /// Dropping pool buffers that grew beyond this many terms.
+    fn with_max_kept_terms(self, max_kept_terms: usize) -> Self;
+}
+
+impl Tune for SynthesisOptions {
+    fn with_pool(self, pool: bool) -> Self {
+        SynthesisOptions { pool, ..self }
+    }
+
+    fn with_kernel(self, kernel: EvalKernel) -> Self {
+        SynthesisOptions { kernel, ..self }
+    }
+
+    fn with_max_kept_terms(self, max_kept_terms: usize) -> Self {
+        SynthesisOptions {
+            max_kept_terms,
+            ..self
+        }
+    }
+}
+
+/// What a [`ProvingAssignment`] ran with.
+pub trait Observe {
+    /// The buffer pool's counters, when the pool is on.
+    fn pool_stats(&self) -> Option<PoolStats>;
+    /// The evaluation kernel in use.
+    fn kernel(&self) -> EvalKernel;
+}
+
+impl<Scalar: PrimeField> Observe for ProvingAssignment<Scalar> {
+    fn pool_stats(&self) -> Option<PoolStats> {
+        self.lcs.as_ref().map(LcPool::stats)
+    }
+
+    fn kernel(&self) -> EvalKernel {
+        self.kernel
+    }
+}
+
+/// What a drop-in does with the first member of a structure it has not seen: records the
+/// circuit while synthesizing it directly, and checks that the recording reproduces those
+/// vectors. The bench times it as the first batch's cost.
+pub fn record_first_member<Scalar: PrimeField, C: Circuit<Scalar>>(
+    circuit: C,
+) -> Result<(Recording<Scalar>, ProverVectors<Scalar>), Error> {
+    let (recording, vectors) = Recording::record_and_synthesize(circuit)?;
+    let recording = recording?;
+    recording.reproduces(&vectors)?;
+    Ok((recording, vectors))
+}
