@@ -36,7 +36,7 @@ pub struct SynthesisOptions {
 
 impl Default for SynthesisOptions {
     /// The fastest measured setting for a circuit of unknown shape: the pool and the
-    /// bit-value kernel without prefetching (README, "Measured").
+    /// bit-value kernel without prefetching (docs/performance.md has the runs).
     fn default() -> Self {
         SynthesisOptions {
             pool: true,

@@ -22,7 +22,7 @@ pub const RETAIN_BUFFERS_VARIABLE: &str = "SYNTHPOOL_RETAIN_BUFFERS";
 pub const IN_FLIGHT_VARIABLE: &str = "SYNTHPOOL_IN_FLIGHT";
 
 /// Members in flight when nothing says otherwise: the next member is synthesized while the
-/// current one is proven, and no more (README, "Batches in bounded memory").
+/// current one is proven, and no more (README, "Configuration").
 pub const DEFAULT_IN_FLIGHT: usize = 2;
 
 /// What the setters chose; `None` leaves the environment variable in charge.

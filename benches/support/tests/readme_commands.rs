@@ -23,11 +23,21 @@ fn readme() -> String {
     std::fs::read_to_string(repository().join("README.md")).expect("README.md is readable")
 }
 
+fn performance() -> String {
+    std::fs::read_to_string(repository().join("docs/performance.md"))
+        .expect("docs/performance.md is readable")
+}
+
 /// The lines of README.md's `sh` blocks.
 fn commands() -> Vec<String> {
+    sh_lines(&readme())
+}
+
+/// The lines of `markdown`'s `sh` blocks.
+fn sh_lines(markdown: &str) -> Vec<String> {
     let mut inside = false;
     let mut commands = Vec::new();
-    for line in readme().lines() {
+    for line in markdown.lines() {
         match line.trim() {
             "```sh" => inside = true,
             "```" => inside = false,
@@ -187,17 +197,26 @@ fn every_command_of_the_readme_runs_in_its_cheapest_form() {
                 patch_fork(command, script);
                 kinds.insert("patch-fork");
             }
-            ["scripts/perf-stat.sh", ..] => {
-                perf_stat(command, &words, &store);
-                kinds.insert("perf-stat");
-            }
             _ => panic!("README.md shows `{command}`, which this test cannot run: teach it"),
         }
     }
     assert_eq!(
         kinds.into_iter().collect::<Vec<_>>(),
-        ["bench", "patch-fork", "perf-stat", "test"],
+        ["bench", "patch-fork", "test"],
         "the README shows each of the project's commands"
+    );
+    // The measuring commands live beside the measurements.
+    let mut measured = 0;
+    for command in sh_lines(&performance()) {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        if words.first() == Some(&"scripts/perf-stat.sh") {
+            perf_stat(&command, &words, &store);
+            measured += 1;
+        }
+    }
+    assert!(
+        measured >= 4,
+        "docs/performance.md shows perf-stat.sh's commands"
     );
     std::fs::remove_dir_all(store).unwrap();
 }
@@ -255,4 +274,103 @@ fn the_readme_documents_the_variables_the_code_reads() {
         "(default {})",
         synthpool::groth16::DEFAULT_IN_FLIGHT
     )));
+}
+
+/// The bench variants `markdown` names: the first cells of tables headed `variant`, the
+/// cells of `bench variant` columns, `SYNTH_VARIANTS=` lists, and backticked names of the
+/// pre-compiled and drop-in families (`pce...`, `dropin-...`).
+fn variants_named(markdown: &str) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    let mut column: Option<usize> = None;
+    for line in markdown.lines() {
+        let cells: Vec<&str> = line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        if line.trim_start().starts_with('|') {
+            if let Some(at) = cells
+                .iter()
+                .position(|c| *c == "variant" || *c == "bench variant")
+            {
+                column = Some(at);
+                continue;
+            }
+            if let Some(at) = column {
+                let cell = cells.get(at).copied().unwrap_or("");
+                if !cell.starts_with("---") {
+                    let name = cell.split(" (").next().unwrap_or(cell).trim_matches('`');
+                    named.insert(name.to_string());
+                }
+            }
+        } else {
+            column = None;
+        }
+        for (at, _) in line.match_indices("SYNTH_VARIANTS=") {
+            let list = line[at + "SYNTH_VARIANTS=".len()..]
+                .split(|c: char| c.is_whitespace() || c == '`')
+                .next()
+                .unwrap_or("");
+            named.extend(
+                list.split(',')
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_string),
+            );
+        }
+        for piece in line.split('`').skip(1).step_by(2) {
+            if piece.starts_with("pce") || piece.starts_with("dropin-") {
+                named.insert(piece.to_string());
+            }
+        }
+    }
+    named
+}
+
+#[test]
+fn the_docs_name_only_variants_and_variables_that_exist() {
+    let known: BTreeSet<&str> = synthpool_bench::variants::VARIANTS
+        .iter()
+        .map(|v| v.name)
+        .collect();
+    let bench_source = std::fs::read_to_string(repository().join("benches/synth_only.rs")).unwrap();
+    let read = variables_the_bench_reads();
+    let settings = [
+        synthpool::groth16::CACHE_DIR_VARIABLE,
+        synthpool::groth16::IN_FLIGHT_VARIABLE,
+        synthpool::groth16::RETAIN_BUFFERS_VARIABLE,
+    ];
+    for (name, text) in [
+        ("README.md", readme()),
+        ("docs/performance.md", performance()),
+        ("benches/synth_only.rs", bench_source),
+    ] {
+        for variant in variants_named(&text) {
+            assert!(
+                known.contains(variant.as_str()),
+                "{name} names the variant `{variant}`, which the bench does not have"
+            );
+        }
+        for variable in bench_variables(&text) {
+            assert!(
+                read.contains(&variable),
+                "{name} names {variable}, which the bench never reads"
+            );
+        }
+        for word in text.split(|c: char| !(c.is_ascii_uppercase() || c == '_')) {
+            if word.starts_with("SYNTHPOOL_") {
+                assert!(
+                    settings.contains(&word),
+                    "{name} names {word}, which the drop-ins never read"
+                );
+            }
+        }
+    }
+    // The walk sees what is there.
+    let perf = variants_named(&performance());
+    assert!(
+        perf.contains("dropin-retained") && perf.contains("baseline"),
+        "{perf:?}"
+    );
+    assert!(variants_named("| variant |\n|---|\n| `nonesuch` |").contains("nonesuch"));
 }

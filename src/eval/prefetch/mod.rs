@@ -1,7 +1,6 @@
 //! The prefetch hint, one module per architecture chosen once here at compile time, with a
-//! portable fallback behind the same function. The architecture modules hold one of the
-//! crate's two places of `unsafe` code (the other is `precompiled::fill`; the crate denies
-//! it everywhere else).
+//! portable fallback behind the same function. The architecture modules are among the few
+//! allowed `unsafe` code (docs/architecture.md lists them; the crate denies it elsewhere).
 //!
 //! A prefetch is a hint: it never faults and never changes memory, whatever the address.
 //! Callers still pass a reference, so the address is always a live value.
