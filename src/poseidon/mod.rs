@@ -23,8 +23,6 @@
 //! asserts or indexes out of bounds.
 
 mod constraints;
-// Reads and writes blstrs' scalars as their limbs.
-#[allow(unsafe_code)]
 mod montgomery_sums;
 mod native;
 

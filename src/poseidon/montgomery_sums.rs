@@ -14,8 +14,9 @@
 //! partial rounds' updates `x + first · v`, one product each: reduced alone, a wide product
 //! measured slower than blst's multiplication.
 
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 
+use blst::blst_fr;
 use ff::PrimeField;
 
 use crate::wide_sum::{montgomery_inverse, Multiplier, WideSum};
@@ -67,16 +68,17 @@ impl MontgomerySums {
         if width > MAX_TERMS || matrix.len() != width {
             return false;
         }
-        let state = limbs_mut(state);
-        let mut out = [[0u64; 4]; MAX_TERMS];
-        for (j, out) in out[..width].iter_mut().enumerate() {
-            let mut sum = WideSum::default();
-            for (x, row) in state.iter().zip(matrix) {
-                sum.add(self.multiplier.product(x, &limbs(row)[j]));
-            }
-            *out = sum.reduce::<4>(&P, INV);
+        let mut xs = [[0u64; 4]; MAX_TERMS];
+        for (x, value) in xs.iter_mut().zip(state.iter()) {
+            *x = limbs(value);
         }
-        state.copy_from_slice(&out[..width]);
+        for (j, value) in state.iter_mut().enumerate() {
+            let mut sum = WideSum::default();
+            for (x, row) in xs.iter().zip(matrix) {
+                sum.add(self.multiplier.product(x, &limbs(&row[j])));
+            }
+            set_limbs(value, sum.reduce::<4>(&P, INV));
+        }
         true
     }
 
@@ -87,31 +89,33 @@ impl MontgomerySums {
             return None;
         }
         let mut sum = WideSum::default();
-        for (x, w) in limbs(state).iter().zip(limbs(w)) {
-            sum.add(self.multiplier.product(x, w));
+        for (x, w) in state.iter().zip(w) {
+            sum.add(self.multiplier.product(&limbs(x), &limbs(w)));
         }
-        let mut out = [Scalar::ZERO];
-        limbs_mut(&mut out)[0] = sum.reduce::<4>(&P, INV);
-        Some(out[0])
+        let mut out = Scalar::ZERO;
+        set_limbs(&mut out, sum.reduce::<4>(&P, INV));
+        Some(out)
     }
 }
 
-/// `Scalar`'s values as limbs. Only called once `Scalar` is known to be blstrs'.
-fn limbs<Scalar: PrimeField>(values: &[Scalar]) -> &[Limbs] {
-    assert_eq!(TypeId::of::<Scalar>(), TypeId::of::<blstrs::Scalar>());
-    // SAFETY: `Scalar` is `blstrs::Scalar` (asserted above), which is `#[repr(transparent)]`
-    // over blst's `blst_fr`, a `#[repr(C)]` struct of one `[u64; 4]`: the same size,
-    // alignment and bytes as `Limbs`, every bit pattern a valid `Limbs`. The slice keeps
-    // the borrow and length of `values`.
-    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<Limbs>(), values.len()) }
+/// The Montgomery limbs of `value`, through blstrs' public conversion to blst's `blst_fr`
+/// (the type check is resolved at compile time: `Scalar` is known where this is inlined).
+/// Only called once `Scalar` is known to be blstrs'.
+#[inline(always)]
+fn limbs<Scalar: PrimeField>(value: &Scalar) -> Limbs {
+    let value: &blstrs::Scalar = (value as &dyn Any)
+        .downcast_ref()
+        .expect("only blstrs scalars take the wide sums");
+    blst_fr::from(*value).l
 }
 
-/// [`limbs`] for writing. Only limbs of fully reduced Montgomery forms are written back.
-fn limbs_mut<Scalar: PrimeField>(values: &mut [Scalar]) -> &mut [Limbs] {
-    assert_eq!(TypeId::of::<Scalar>(), TypeId::of::<blstrs::Scalar>());
-    // SAFETY: as in `limbs`; the exclusive borrow of `values` moves to the result. What is
-    // written through it is a reduced sum (below `p`), a valid blstrs scalar.
-    unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<Limbs>(), values.len()) }
+/// Sets `value` to the scalar whose Montgomery limbs are `limbs`, a fully reduced sum.
+#[inline(always)]
+fn set_limbs<Scalar: PrimeField>(value: &mut Scalar, limbs: Limbs) {
+    let value: &mut blstrs::Scalar = (value as &mut dyn Any)
+        .downcast_mut()
+        .expect("only blstrs scalars take the wide sums");
+    *value = blstrs::Scalar::from(blst_fr { l: limbs });
 }
 
 #[cfg(test)]
@@ -166,9 +170,9 @@ mod tests {
 
     /// The scalar whose Montgomery limbs are `p - 1`: the largest products.
     fn largest() -> Fr {
-        let mut x = [Fr::ZERO];
-        limbs_mut(&mut x)[0] = [P[0] - 1, P[1], P[2], P[3]];
-        x[0]
+        let mut x = Fr::ZERO;
+        set_limbs(&mut x, [P[0] - 1, P[1], P[2], P[3]]);
+        x
     }
 
     #[test]
@@ -182,7 +186,7 @@ mod tests {
             assert!(sums.dense_mix(&mut state, &matrix));
             assert_eq!(state, vec![expected; width], "width {width}");
             let dot = sums.dot(&vec![top; width], &vec![top; width]).unwrap();
-            assert_eq!(limbs(&[dot]), limbs(&[expected]), "width {width}");
+            assert_eq!(limbs(&dot), limbs(&expected), "width {width}");
         }
     }
 
