@@ -61,13 +61,6 @@ where
     <E::Fr as PrimeField>::Repr: Sync,
     P: ParameterSource<E>,
 {
-    if r.len() != circuits.len() || s.len() != circuits.len() {
-        return Err(report(Error::Randomness {
-            assignments: circuits.len(),
-            r: r.len(),
-            s: s.len(),
-        }));
-    }
     let members = in_flight().map_err(report)?;
     let key_for = |inputs: usize| {
         let vk: &VerifyingKey<E> = params.get_vk(inputs).ok()?;

@@ -56,13 +56,6 @@ where
     C: Circuit<E::Fr> + Send,
     S: SuprasealParams<E>,
 {
-    if r.len() != circuits.len() || s.len() != circuits.len() {
-        return Err(report(Error::Randomness {
-            assignments: circuits.len(),
-            r: r.len(),
-            s: s.len(),
-        }));
-    }
     let members = in_flight().map_err(report)?;
     let file = params.file();
     let key = file.and_then(|file| {

@@ -81,7 +81,13 @@ struct Flow<Scalar> {
     spare: Vec<ProverVectors<Scalar>>,
 }
 
-struct Shared<Scalar: PrimeField> {
+/// One batch: what it was started with, and what its two threads share.
+struct Batch<'a, Scalar: PrimeField> {
+    store: Arc<Store<Scalar>>,
+    /// The parameters' key for an input count (`None` for every count when they have none).
+    key_for: &'a KeyFor<'a>,
+    /// Retention is on: proofs hand their storage back, the batch keeps it for the next.
+    keep: bool,
     flow: Mutex<Flow<Scalar>>,
     changed: Condvar,
     /// The batch's hold on its structure's probation, until the verdict.
@@ -97,7 +103,72 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl<Scalar: PrimeField> Shared<Scalar> {
+impl<'a, Scalar: PrimeField> Batch<'a, Scalar> {
+    /// A batch of `count` members begun as the store says for the structure `key_for`
+    /// names (`None`: the parameters give no key, the batch is synthesized directly), with
+    /// the plan for its first member.
+    fn begin(
+        key_for: Option<&'a KeyFor<'a>>,
+        count: usize,
+        in_flight: usize,
+        keep: bool,
+    ) -> (Plan<Scalar>, Self) {
+        let store = store::<Scalar>();
+        let start = match key_for {
+            Some(key_for) => store.begin(key_for),
+            None => store.begin_unkeyed(),
+        };
+        let (plan, probation, verdict, key) = match start {
+            Start::Trusted(key, recording) => {
+                (Plan::Trusted(recording), None, Verdict::None, Some(key))
+            }
+            Start::Direct(shape) => (Plan::Direct(shape), None, Verdict::None, None),
+            Start::Record(probation) => (Plan::Record, Some(probation), Verdict::Pending, None),
+            Start::Check(recording, probation) => {
+                let key = probation.key();
+                let plan = Plan::Check(recording);
+                (plan, Some(probation), Verdict::Pending, key)
+            }
+        };
+        // Storage a previous batch of the structure kept, for the first members.
+        let spare = match (&plan, key) {
+            (Plan::Trusted(_), Some(key)) => store.take_kept(&key, in_flight.min(count)),
+            _ => Vec::new(),
+        };
+        let batch = Batch {
+            store,
+            key_for: key_for.unwrap_or(&|_| None),
+            keep,
+            flow: Mutex::new(Flow {
+                permits: in_flight,
+                stopped: false,
+                verdict,
+                spare,
+            }),
+            changed: Condvar::new(),
+            probation: Mutex::new(probation),
+            awaiting: Mutex::new(None),
+            key: Mutex::new(key),
+        };
+        (plan, batch)
+    }
+
+    /// After the two threads: a probation still held (an error before the verdict) is
+    /// dropped, which drops the recording unjudged; a successful batch keeps its spare
+    /// storage (retention) and saves a recording it made trusted.
+    fn end(self, succeeded: bool, in_flight: usize, saving: Option<Saving<Scalar>>) {
+        drop(lock(&self.probation).take());
+        let spare = std::mem::take(&mut lock(&self.flow).spare);
+        let key = *lock(&self.key);
+        match key {
+            Some(key) if succeeded && self.keep => self.store.keep(&key, spare, in_flight),
+            _ => drop(spare),
+        }
+        if let (true, Some(saving)) = (succeeded, saving) {
+            saving.save();
+        }
+    }
+
     /// Waits for a permit; false when the consumer stopped.
     fn acquire(&self) -> bool {
         let mut flow = lock(&self.flow);
@@ -145,9 +216,9 @@ impl<Scalar: PrimeField> Shared<Scalar> {
 }
 
 /// Stops the producer when the consumer ends, however it ends.
-struct StopOnDrop<'a, Scalar: PrimeField>(&'a Shared<Scalar>);
+struct StopOnDrop<'a, 'b, Scalar: PrimeField>(&'a Batch<'b, Scalar>);
 
-impl<Scalar: PrimeField> Drop for StopOnDrop<'_, Scalar> {
+impl<Scalar: PrimeField> Drop for StopOnDrop<'_, '_, Scalar> {
     fn drop(&mut self) {
         lock(&self.0.flow).stopped = true;
         self.0.changed.notify_all();
@@ -187,130 +258,30 @@ where
     P: MemberProver<Scalar>,
 {
     let count = circuits.len();
+    if r.len() != count || s.len() != count {
+        return Err(Error::Randomness {
+            assignments: count,
+            r: r.len(),
+            s: s.len(),
+        });
+    }
     if count == 0 {
         return Ok(Vec::new());
     }
-    let store = store::<Scalar>();
-    let start = match key_for {
-        Some(key_for) => store.begin(key_for),
-        None => store.begin_unkeyed(),
-    };
-    let key_for = key_for.unwrap_or(&|_| None);
-    let (plan, probation, verdict, key) = match start {
-        Start::Trusted(key, recording) => {
-            (Plan::Trusted(recording), None, Verdict::None, Some(key))
-        }
-        Start::Direct(shape) => (Plan::Direct(shape), None, Verdict::None, None),
-        Start::Record(probation) => (Plan::Record, Some(probation), Verdict::Pending, None),
-        Start::Check(recording, probation) => {
-            let key = probation.key();
-            (
-                Plan::Check(recording),
-                Some(probation),
-                Verdict::Pending,
-                key,
-            )
-        }
-    };
-    // Storage a previous batch of the structure kept, for the first members.
-    let spare = match (&plan, key) {
-        (Plan::Trusted(_), Some(key)) => store.take_kept(&key, in_flight.min(count)),
-        _ => Vec::new(),
-    };
-    let beginning = Beginning {
-        store,
-        plan,
-        probation,
-        verdict,
-        key,
-        spare,
-    };
-    run(
-        circuits,
-        (r, s),
-        key_for,
-        make_prover,
-        (in_flight, keep),
-        beginning,
-    )
-}
-
-/// A batch's starting state.
-struct Beginning<Scalar: PrimeField> {
-    store: Arc<Store<Scalar>>,
-    plan: Plan<Scalar>,
-    probation: Option<Probation<Scalar>>,
-    verdict: Verdict,
-    key: Option<Key>,
-    spare: Vec<ProverVectors<Scalar>>,
-}
-
-fn run<Scalar, C, P>(
-    circuits: Vec<C>,
-    (r, s): (&[Scalar], &[Scalar]),
-    key_for: &KeyFor<'_>,
-    make_prover: impl FnOnce(&ProverVectors<Scalar>) -> Result<P, Error>,
-    (in_flight, keep): (usize, bool),
-    beginning: Beginning<Scalar>,
-) -> Result<Vec<P::Proof>, Error>
-where
-    Scalar: PrimeField,
-    C: Circuit<Scalar> + Send,
-    P: MemberProver<Scalar>,
-{
-    let count = circuits.len();
-    let Beginning {
-        store,
-        plan,
-        probation,
-        verdict,
-        key,
-        spare,
-    } = beginning;
-    let shared = Shared {
-        flow: Mutex::new(Flow {
-            permits: in_flight,
-            stopped: false,
-            verdict,
-            spare,
-        }),
-        changed: Condvar::new(),
-        probation: Mutex::new(probation),
-        awaiting: Mutex::new(None),
-        key: Mutex::new(key),
-    };
+    let (plan, batch) = Batch::begin(key_for, count, in_flight, keep);
     let (sender, receiver) = mpsc::channel::<Produced<Scalar>>();
     let mut saving = None;
     let result = std::thread::scope(|scope| {
-        let producer = scope.spawn(|| produce(circuits, plan, &shared, &store, key_for, sender));
-        let stop = StopOnDrop(&shared);
-        let result = consume(
-            count,
-            (r, s),
-            &receiver,
-            &shared,
-            &store,
-            make_prover,
-            keep,
-            &mut saving,
-        );
+        let producer = scope.spawn(|| produce(circuits, plan, &batch, sender));
+        let stop = StopOnDrop(&batch);
+        let result = consume(&batch, (r, s), &receiver, make_prover, &mut saving);
         drop(stop);
         // A panic outside a member's synthesis (there is none to catch) is reported by
         // the consumer as the producer's end.
         let _ = producer.join();
         result
     });
-    // A probation still held here (an error before the verdict) rejects on drop.
-    drop(lock(&shared.probation).take());
-    let spare = std::mem::take(&mut lock(&shared.flow).spare);
-    let key = *lock(&shared.key);
-    match (&result, key) {
-        (Ok(_), Some(key)) if keep => store.keep(&key, spare, in_flight),
-        _ => drop(spare),
-    }
-    if let (Ok(_), Some(saving)) = (&result, saving) {
-        saving.save();
-    }
+    batch.end(result.is_ok(), in_flight, saving);
     result
 }
 
@@ -319,28 +290,24 @@ where
 fn produce<Scalar, C>(
     circuits: Vec<C>,
     mut plan: Plan<Scalar>,
-    shared: &Shared<Scalar>,
-    store: &Store<Scalar>,
-    key_for: &KeyFor<'_>,
+    batch: &Batch<'_, Scalar>,
     sender: mpsc::Sender<Produced<Scalar>>,
 ) where
     Scalar: PrimeField,
     C: Circuit<Scalar> + Send,
 {
     for (index, circuit) in circuits.into_iter().enumerate() {
-        if !shared.acquire() {
+        if !batch.acquire() {
             return;
         }
         if let Plan::Await(recording, shape) = &plan {
-            plan = match shared.verdict() {
+            plan = match batch.verdict() {
                 None => return,
                 Some(Verdict::Trusted) => Plan::Trusted(Arc::clone(recording)),
                 Some(_) => Plan::Direct(Some(*shape)),
             };
         }
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            member(circuit, &mut plan, shared, store, key_for)
-        }));
+        let outcome = catch_unwind(AssertUnwindSafe(|| member(circuit, &mut plan, batch)));
         let produced = match outcome {
             Ok(produced) => produced,
             Err(panic) => Err(Error::Panicked(panic_message(panic.as_ref()))),
@@ -356,9 +323,7 @@ fn produce<Scalar, C>(
 fn member<Scalar, C>(
     circuit: C,
     plan: &mut Plan<Scalar>,
-    shared: &Shared<Scalar>,
-    store: &Store<Scalar>,
-    key_for: &KeyFor<'_>,
+    batch: &Batch<'_, Scalar>,
 ) -> Produced<Scalar>
 where
     Scalar: PrimeField,
@@ -367,7 +332,7 @@ where
     // Storage an earlier proof handed back (retention). Members evaluated from a recording
     // write into it; the others make fresh vectors, so they drop it first: either way each
     // member takes one, and the batch's storage, alive and spare, stays within k members.
-    let spare = shared.spare();
+    let spare = batch.spare();
     match plan {
         Plan::Trusted(recording) => {
             match recording.synthesize_into(circuit, spare.unwrap_or_default()) {
@@ -377,8 +342,8 @@ where
                     // circuit is wrong, or the recording is. Dropping it from memory costs a
                     // recording if the caller was; keeping it would fail every later batch
                     // if it was. Its file stays: the next batch checks it again.
-                    if let Some(key) = *lock(&shared.key) {
-                        store.forget(&key);
+                    if let Some(key) = *lock(&batch.key) {
+                        batch.store.forget(&key);
                     }
                     *plan = Plan::Direct(Some(recording.shape()));
                     Err(e)
@@ -392,63 +357,78 @@ where
         }
         Plan::Check(recording) => {
             let recording = Arc::clone(recording);
-            *lock(&shared.awaiting) = Some(Arc::clone(&recording));
+            *lock(&batch.awaiting) = Some(Arc::clone(&recording));
             *plan = Plan::Await(Arc::clone(&recording), recording.shape());
             let vectors = recording.synthesize_into(circuit, spare.unwrap_or_default())?;
             Ok((vectors, Made::Checking))
         }
         Plan::Record => {
             drop(spare);
-            let (recording, vectors) = Recording::record_and_synthesize(circuit)?;
-            let shape = vectors.shape();
-            let mut held = lock(&shared.probation);
-            let Some(mut probation) = held.take() else {
-                *plan = Plan::Direct(Some(shape));
-                return Ok((vectors, Made::Direct));
-            };
-            let Some(found) = key_for(shape.inputs) else {
-                log::warn!("synthpool: the parameters give no verifying key; not recording");
-                probation.abandon();
-                shared.decide(Verdict::None);
-                *plan = Plan::Direct(Some(shape));
-                return Ok((vectors, Made::Direct));
-            };
-            let checked = recording.and_then(|recording| {
-                recording.reproduces(&vectors)?;
-                Ok(recording)
-            });
-            match checked {
-                Ok(recording) => {
-                    log::info!(
-                        "synthpool: recorded {} constraints ({} nonzeros); it serves other \
-                         batches once a proof made with it verifies",
-                        shape.constraints,
-                        recording.nonzeros()
-                    );
-                    probation.register(found, shape.inputs);
-                    *held = Some(probation);
-                    *lock(&shared.key) = Some(found);
-                    let recording = Arc::new(recording);
-                    *lock(&shared.awaiting) = Some(Arc::clone(&recording));
-                    *plan = Plan::Await(recording, shape);
-                    Ok((vectors, Made::Recording))
-                }
-                Err(why) => {
-                    crate::warn_once::warn_once(format!("unrecordable {found:?}"), || {
-                        format!(
-                            "synthpool: this circuit cannot be recorded ({}); synthesizing it \
-                             directly",
-                            why.chain()
-                        )
-                    });
-                    probation.unrecordable(found, shape.inputs, shape);
-                    shared.decide(Verdict::None);
-                    *plan = Plan::Direct(Some(shape));
-                    Ok((vectors, Made::Direct))
-                }
-            }
+            record_first(circuit, plan, batch)
         }
         Plan::Await(..) => unreachable!("the verdict is awaited before a member starts"),
+    }
+}
+
+/// The first member of a structure not seen before: synthesized directly while recorded,
+/// the recording put on probation under the parameters' key, or the structure marked
+/// unrecordable. Later members follow the plan this leaves.
+fn record_first<Scalar, C>(
+    circuit: C,
+    plan: &mut Plan<Scalar>,
+    batch: &Batch<'_, Scalar>,
+) -> Produced<Scalar>
+where
+    Scalar: PrimeField,
+    C: Circuit<Scalar>,
+{
+    let (recording, vectors) = Recording::record_and_synthesize(circuit)?;
+    let shape = vectors.shape();
+    let mut held = lock(&batch.probation);
+    let Some(mut probation) = held.take() else {
+        *plan = Plan::Direct(Some(shape));
+        return Ok((vectors, Made::Direct));
+    };
+    let Some(found) = (batch.key_for)(shape.inputs) else {
+        log::warn!("synthpool: the parameters give no verifying key; not recording");
+        probation.abandon();
+        batch.decide(Verdict::None);
+        *plan = Plan::Direct(Some(shape));
+        return Ok((vectors, Made::Direct));
+    };
+    let checked = recording.and_then(|recording| {
+        recording.reproduces(&vectors)?;
+        Ok(recording)
+    });
+    match checked {
+        Ok(recording) => {
+            log::info!(
+                "synthpool: recorded {} constraints ({} nonzeros); it serves other \
+                         batches once a proof made with it verifies",
+                shape.constraints,
+                recording.nonzeros()
+            );
+            probation.register(found, shape.inputs);
+            *held = Some(probation);
+            *lock(&batch.key) = Some(found);
+            let recording = Arc::new(recording);
+            *lock(&batch.awaiting) = Some(Arc::clone(&recording));
+            *plan = Plan::Await(recording, shape);
+            Ok((vectors, Made::Recording))
+        }
+        Err(why) => {
+            crate::warn_once::warn_once(format!("unrecordable {found:?}"), || {
+                format!(
+                    "synthpool: this circuit cannot be recorded ({}); synthesizing it \
+                             directly",
+                    why.chain()
+                )
+            });
+            probation.unrecordable(found, shape.inputs, shape);
+            batch.decide(Verdict::None);
+            *plan = Plan::Direct(Some(shape));
+            Ok((vectors, Made::Direct))
+        }
     }
 }
 
@@ -462,21 +442,19 @@ fn direct<Scalar: PrimeField, C: Circuit<Scalar>>(
 
 /// The proving side: each member in order, its proof verified when its vectors came from
 /// a recording; the probation's verdict given on the first.
-#[allow(clippy::too_many_arguments)]
 fn consume<Scalar, P>(
-    count: usize,
+    batch: &Batch<'_, Scalar>,
     (r, s): (&[Scalar], &[Scalar]),
     receiver: &mpsc::Receiver<Produced<Scalar>>,
-    shared: &Shared<Scalar>,
-    store: &Arc<Store<Scalar>>,
     make_prover: impl FnOnce(&ProverVectors<Scalar>) -> Result<P, Error>,
-    keep: bool,
     saving: &mut Option<Saving<Scalar>>,
 ) -> Result<Vec<P::Proof>, Error>
 where
     Scalar: PrimeField,
     P: MemberProver<Scalar>,
 {
+    // As many as there are circuits: `prove_batch` checked.
+    let count = r.len();
     let mut make_prover = Some(make_prover);
     let mut prover: Option<P> = None;
     let mut proofs = Vec::with_capacity(count);
@@ -500,39 +478,52 @@ where
             _ => vectors.input_assignment[1..].to_vec(),
         };
         let (proof, spent) = prover
-            .prove(vectors, r[index], s[index], keep)
+            .prove(vectors, r[index], s[index], batch.keep)
             .map_err(|e| e.member(index))?;
-        shared.release(spent);
-        match made {
-            Made::Direct => {}
-            Made::Recording | Made::Checking => {
-                let verified = prover.verifies(&proof, &public);
-                let probation = lock(&shared.probation).take();
-                if let Some(probation) = probation {
-                    let recording = lock(&shared.awaiting).take();
-                    if let (true, Some(recording)) = (verified, recording) {
-                        *saving = probation.trust(&recording);
-                        shared.decide(Verdict::Trusted);
-                    } else {
-                        probation
-                            .reject("a proof made with it does not verify against its parameters");
-                        shared.decide(Verdict::Rejected);
-                    }
-                }
-                if made == Made::Checking && !verified {
-                    return Err(Error::RecordingRejected.member(index));
-                }
-            }
-            Made::Trusted => {
-                if !prover.verifies(&proof, &public) {
-                    if let Some(key) = *lock(&shared.key) {
-                        store.evict(&key);
-                    }
-                    return Err(Error::RecordingRejected.member(index));
-                }
-            }
+        batch.release(spent);
+        if made != Made::Direct {
+            let verified = prover.verifies(&proof, &public);
+            judge(batch, made, verified, saving).map_err(|e| e.member(index))?;
         }
         proofs.push(proof);
     }
     Ok(proofs)
+}
+
+/// What a verified or failed proof made from a recording decides: the probation's verdict
+/// (trust, saved at the batch's end, or rejection) for the first member; for a trusted
+/// recording, its eviction when the proof fails. An error when the proof cannot be returned.
+fn judge<Scalar: PrimeField>(
+    batch: &Batch<'_, Scalar>,
+    made: Made,
+    verified: bool,
+    saving: &mut Option<Saving<Scalar>>,
+) -> Result<(), Error> {
+    match made {
+        Made::Direct => Ok(()),
+        Made::Recording | Made::Checking => {
+            let probation = lock(&batch.probation).take();
+            if let Some(probation) = probation {
+                let recording = lock(&batch.awaiting).take();
+                if let (true, Some(recording)) = (verified, recording) {
+                    *saving = probation.trust(&recording);
+                    batch.decide(Verdict::Trusted);
+                } else {
+                    probation.reject("a proof made with it does not verify against its parameters");
+                    batch.decide(Verdict::Rejected);
+                }
+            }
+            if made == Made::Checking && !verified {
+                return Err(Error::RecordingRejected);
+            }
+            Ok(())
+        }
+        Made::Trusted if verified => Ok(()),
+        Made::Trusted => {
+            if let Some(key) = *lock(&batch.key) {
+                batch.store.evict(&key);
+            }
+            Err(Error::RecordingRejected)
+        }
+    }
 }
