@@ -128,9 +128,20 @@ struct Header {
     rows: usize,
     dictionary: usize,
     nonzeros: [usize; 3],
+    /// Bytes of the header itself, where the body starts.
+    len: u64,
+    /// Bytes of a coefficient's representation.
+    repr_len: usize,
 }
 
 impl Header {
+    /// Nonzeros of the three matrices together (saturating: the counts are checked after).
+    fn total_nonzeros(&self) -> usize {
+        self.nonzeros
+            .iter()
+            .fold(0usize, |sum, &n| sum.saturating_add(n))
+    }
+
     /// Bytes after the counts, digest included; `None` on overflow.
     fn body_len(&self, repr_len: usize) -> Option<u64> {
         let mut total = (self.dictionary as u64).checked_mul(repr_len as u64)?;
@@ -291,135 +302,156 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         progress: &dyn Fn(),
     ) -> Result<Self, Error> {
         let failed = io_error(path);
-        let broken = |problem| Error::file(path, problem);
         let (file, file_len) = crate::regular_file::open(path)?;
         progress();
         let mut file = Reporting { file, progress };
-        let mut fields = Fields {
-            inner: BufReader::with_capacity(CHUNK, &mut file),
-        };
-
-        if &fields.bytes::<8>().map_err(&failed)? != MAGIC {
-            return Err(broken(FileProblem::NotARecording));
-        }
-        let version = fields.u32().map_err(&failed)?;
-        if version != FORMAT_VERSION {
-            return Err(broken(FileProblem::Version {
-                found: version,
-                supported: FORMAT_VERSION,
-            }));
-        }
-        let modulus_len = fields.u32().map_err(&failed)? as usize;
-        if modulus_len > 4096 || modulus_len as u64 > file_len {
-            return Err(broken(FileProblem::Corrupt(
-                "impossible field description".into(),
-            )));
-        }
-        let mut modulus = vec![0u8; modulus_len];
-        fields.inner.read_exact(&mut modulus).map_err(&failed)?;
-        if modulus != Scalar::MODULUS.as_bytes() {
-            return Err(broken(FileProblem::Field {
-                found: String::from_utf8_lossy(&modulus).into_owned(),
-                expected: Scalar::MODULUS,
-            }));
-        }
-        let repr_len = fields.u32().map_err(&failed)? as usize;
-        if repr_len != Scalar::Repr::default().as_ref().len() {
-            return Err(broken(FileProblem::Corrupt(
-                "coefficient size differs from this field's".into(),
-            )));
-        }
-        let key = fields.bytes::<KEY_LEN>().map_err(&failed)?;
-        let mut counts = [0usize; COUNTS];
-        for count in &mut counts {
-            *count = usize::try_from(fields.u64().map_err(&failed)?).map_err(|_| {
-                broken(FileProblem::Corrupt("a count exceeds this platform".into()))
-            })?;
-        }
-        let header = Header {
-            key,
-            inputs: counts[0],
-            aux: counts[1],
-            rows: counts[2],
-            dictionary: counts[3],
-            nonzeros: [counts[4], counts[5], counts[6]],
-        };
-        let header_len = (8 + 4 + 4 + modulus_len + 4 + KEY_LEN + COUNTS * 8) as u64;
-        let implied = header
-            .body_len(repr_len)
-            .and_then(|body| body.checked_add(header_len));
-        if implied != Some(file_len) {
-            return Err(broken(FileProblem::Length {
-                implied,
-                actual: file_len,
-            }));
-        }
-        if header.dictionary < 2 || header.dictionary > 1 << 16 {
-            return Err(broken(FileProblem::Corrupt(
-                "impossible dictionary size".into(),
-            )));
-        }
-        let nonzeros = header
-            .nonzeros
-            .iter()
-            .fold(0usize, |sum, &n| sum.saturating_add(n));
-        check_counts(header.inputs, header.aux, header.rows, nonzeros)
-            .map_err(|message| broken(FileProblem::Corrupt(message)))?;
+        let header = read_header::<Scalar>(&mut file, path, file_len)?;
         if let Some(expected) = expected_key {
             if *expected != header.key {
-                return Err(broken(FileProblem::Key));
+                return Err(Error::file(path, FileProblem::Key));
             }
         }
-
         // Ask for the memory the header implies, touching none of it: an impossible size is
         // an error now rather than an abort half-way through.
         reserve(
             &mut Vec::<u8>::new(),
-            header.memory_needed(repr_len, nonzeros),
+            header.memory_needed(header.repr_len, header.total_nonzeros()),
             "bytes of recording",
         )?;
-        drop(fields);
         verify_digest(&mut file, file_len).map_err(|e| match e {
             DigestError::Io(e) => failed(e),
-            DigestError::Mismatch => broken(FileProblem::Checksum),
+            DigestError::Mismatch => Error::file(path, FileProblem::Checksum),
         })?;
-
-        file.seek(SeekFrom::Start(header_len)).map_err(&failed)?;
-        let mut fields = Fields {
-            inner: BufReader::with_capacity(CHUNK, &mut file),
-        };
-        let section = |e: ReadError| match e {
-            ReadError::Io(e) => failed(e),
-            ReadError::Memory(e) => e,
-        };
-        let mut dictionary = Vec::new();
-        reserve(&mut dictionary, header.dictionary, "coefficients")?;
-        for _ in 0..header.dictionary {
-            let mut repr = Scalar::Repr::default();
-            fields.inner.read_exact(repr.as_mut()).map_err(&failed)?;
-            let value: Option<Scalar> = Scalar::from_repr(repr).into();
-            dictionary.push(value.ok_or_else(|| {
-                broken(FileProblem::Corrupt(
-                    "a dictionary entry is not a field element".into(),
-                ))
-            })?);
-        }
-        let mut matrices: [Matrix; 3] = Default::default();
-        for (matrix, &nnz) in matrices.iter_mut().zip(&header.nonzeros) {
-            matrix.row_starts = fields
-                .vector(header.rows + 1, "row offsets", u32::from_le_bytes)
-                .map_err(section)?;
-            matrix.columns = fields
-                .vector(nnz, "columns", u32::from_le_bytes)
-                .map_err(section)?;
-            matrix.coeff_ids = fields
-                .vector(nnz, "coefficient ids", u16::from_le_bytes)
-                .map_err(section)?;
-        }
-        Recording::checked(header.inputs, header.aux, matrices, dictionary, |message| {
-            broken(FileProblem::Corrupt(message))
-        })
+        file.seek(SeekFrom::Start(header.len)).map_err(&failed)?;
+        read_body(&mut file, path, &header)
     }
+}
+
+/// Reads and checks the header of the recording file at `path` (`file_len` bytes long):
+/// magic, version, field, counts, and that they imply the file's length.
+fn read_header<Scalar: PrimeField>(
+    file: &mut impl Read,
+    path: &Path,
+    file_len: u64,
+) -> Result<Header, Error> {
+    let failed = io_error(path);
+    let broken = |problem| Error::file(path, problem);
+    let mut fields = Fields {
+        inner: BufReader::with_capacity(CHUNK, file),
+    };
+    if &fields.bytes::<8>().map_err(&failed)? != MAGIC {
+        return Err(broken(FileProblem::NotARecording));
+    }
+    let version = fields.u32().map_err(&failed)?;
+    if version != FORMAT_VERSION {
+        return Err(broken(FileProblem::Version {
+            found: version,
+            supported: FORMAT_VERSION,
+        }));
+    }
+    let modulus_len = fields.u32().map_err(&failed)? as usize;
+    if modulus_len > 4096 || modulus_len as u64 > file_len {
+        return Err(broken(FileProblem::Corrupt(
+            "impossible field description".into(),
+        )));
+    }
+    let mut modulus = vec![0u8; modulus_len];
+    fields.inner.read_exact(&mut modulus).map_err(&failed)?;
+    if modulus != Scalar::MODULUS.as_bytes() {
+        return Err(broken(FileProblem::Field {
+            found: String::from_utf8_lossy(&modulus).into_owned(),
+            expected: Scalar::MODULUS,
+        }));
+    }
+    let repr_len = fields.u32().map_err(&failed)? as usize;
+    if repr_len != Scalar::Repr::default().as_ref().len() {
+        return Err(broken(FileProblem::Corrupt(
+            "coefficient size differs from this field's".into(),
+        )));
+    }
+    let key = fields.bytes::<KEY_LEN>().map_err(&failed)?;
+    let mut counts = [0usize; COUNTS];
+    for count in &mut counts {
+        *count = usize::try_from(fields.u64().map_err(&failed)?)
+            .map_err(|_| broken(FileProblem::Corrupt("a count exceeds this platform".into())))?;
+    }
+    let header = Header {
+        key,
+        inputs: counts[0],
+        aux: counts[1],
+        rows: counts[2],
+        dictionary: counts[3],
+        nonzeros: [counts[4], counts[5], counts[6]],
+        len: (8 + 4 + 4 + modulus_len + 4 + KEY_LEN + COUNTS * 8) as u64,
+        repr_len,
+    };
+    let implied = header
+        .body_len(repr_len)
+        .and_then(|body| body.checked_add(header.len));
+    if implied != Some(file_len) {
+        return Err(broken(FileProblem::Length {
+            implied,
+            actual: file_len,
+        }));
+    }
+    if header.dictionary < 2 || header.dictionary > 1 << 16 {
+        return Err(broken(FileProblem::Corrupt(
+            "impossible dictionary size".into(),
+        )));
+    }
+    check_counts(
+        header.inputs,
+        header.aux,
+        header.rows,
+        header.total_nonzeros(),
+    )
+    .map_err(|message| broken(FileProblem::Corrupt(message)))?;
+    Ok(header)
+}
+
+/// Reads the sections after the header (the digest already verified) into fallibly
+/// reserved vectors, and checks the recording they make.
+fn read_body<Scalar: PrimeField>(
+    file: &mut impl Read,
+    path: &Path,
+    header: &Header,
+) -> Result<Recording<Scalar>, Error> {
+    let failed = io_error(path);
+    let broken = |problem| Error::file(path, problem);
+    let mut fields = Fields {
+        inner: BufReader::with_capacity(CHUNK, file),
+    };
+    let section = |e: ReadError| match e {
+        ReadError::Io(e) => failed(e),
+        ReadError::Memory(e) => e,
+    };
+    let mut dictionary = Vec::new();
+    reserve(&mut dictionary, header.dictionary, "coefficients")?;
+    for _ in 0..header.dictionary {
+        let mut repr = Scalar::Repr::default();
+        fields.inner.read_exact(repr.as_mut()).map_err(&failed)?;
+        let value: Option<Scalar> = Scalar::from_repr(repr).into();
+        dictionary.push(value.ok_or_else(|| {
+            broken(FileProblem::Corrupt(
+                "a dictionary entry is not a field element".into(),
+            ))
+        })?);
+    }
+    let mut matrices: [Matrix; 3] = Default::default();
+    for (matrix, &nnz) in matrices.iter_mut().zip(&header.nonzeros) {
+        matrix.row_starts = fields
+            .vector(header.rows + 1, "row offsets", u32::from_le_bytes)
+            .map_err(section)?;
+        matrix.columns = fields
+            .vector(nnz, "columns", u32::from_le_bytes)
+            .map_err(section)?;
+        matrix.coeff_ids = fields
+            .vector(nnz, "coefficient ids", u16::from_le_bytes)
+            .map_err(section)?;
+    }
+    Recording::checked(header.inputs, header.aux, matrices, dictionary, |message| {
+        broken(FileProblem::Corrupt(message))
+    })
 }
 
 /// A file that calls `progress` after each read.
