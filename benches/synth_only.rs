@@ -1,11 +1,11 @@
-//! Synthesis-only benchmark: a PoRep partition and PoRep-shaped circuits synthesized into a
-//! `ProvingAssignment` with each optimization off and on, in one run, with counters.
+//! Synthesis-only benchmark: a PoRep partition, a WindowPoSt partition and their parts
+//! synthesized with each optimization off and on, in one run, with counters.
 //!
 //! Environment (all optional):
-//! - `SYNTH_CIRCUITS`: comma-separated from `porep,poseidon,labeling,merkle,mixed` (default
-//!   `porep,poseidon`)
-//! - `SYNTH_SIZE`: challenges of `porep` and `poseidon`, labels in `labeling`, depth of
-//!   `merkle`, size of `mixed` (default 1, 1, 1, 8, 2)
+//! - `SYNTH_CIRCUITS`: comma-separated from `porep,poseidon,post,labeling,merkle,mixed`
+//!   (default `porep,poseidon,post`)
+//! - `SYNTH_SIZE`: challenges of `porep` and `poseidon`, sectors of `post`, labels in
+//!   `labeling`, depth of `merkle`, size of `mixed` (default 1, 1, 2, 1, 8, 2)
 //! - `SYNTH_VARIANTS`: comma-separated variant names (default: all)
 //! - `SYNTH_REPS`: timed repetitions per variant for the report (default 5)
 //! - `SYNTH_CRITERION=0`: skip the criterion pass, report only
@@ -63,7 +63,7 @@ fn workloads() -> Vec<Workload> {
         .ok()
         .and_then(|s| s.parse().ok());
     env_list("SYNTH_CIRCUITS")
-        .unwrap_or_else(|| vec!["porep".into(), "poseidon".into()])
+        .unwrap_or_else(|| vec!["porep".into(), "poseidon".into(), "post".into()])
         .iter()
         .map(|name| or_exit(Workload::by_name(name, size)))
         .collect()

@@ -1,6 +1,6 @@
-//! Measurement for synthpool, kept out of the library a fork depends on: PoRep-shaped
-//! circuits, the named variants the bench compares, the report, perf-event counters and the
-//! counting allocators.
+//! Measurement for synthpool, kept out of the library a fork depends on: PoRep- and
+//! PoSt-shaped circuits, the named variants the bench compares, the report, perf-event
+//! counters and the counting allocators.
 
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
@@ -13,6 +13,7 @@ pub mod circuits;
 #[cfg(feature = "bench")]
 pub mod counters;
 pub mod porep;
+pub mod post;
 #[cfg(feature = "bench")]
 pub mod report;
 #[cfg(feature = "bench")]

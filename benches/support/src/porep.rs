@@ -81,7 +81,7 @@ impl SectorShape {
     };
 
     /// Nodes of the sector (leaves of each tree).
-    fn nodes(&self) -> u64 {
+    pub(crate) fn nodes(&self) -> u64 {
         1 << self.tree_d_depth
     }
 }
@@ -113,8 +113,8 @@ impl PartitionParts {
 /// An inclusion path: at each level, the node's position among its siblings and the
 /// siblings in order.
 #[derive(Clone, Debug)]
-struct TreePath {
-    levels: Vec<(usize, Vec<Fr>)>,
+pub(crate) struct TreePath {
+    pub(crate) levels: Vec<(usize, Vec<Fr>)>,
 }
 
 /// A parent's column (its label in every layer) and its tree_c path.
@@ -283,7 +283,7 @@ fn sha256_node<CS: ConstraintSystem<Fr>>(
 }
 
 /// A tree_c or tree_r_last node: Poseidon of its children.
-fn poseidon_node<CS: ConstraintSystem<Fr>>(
+pub(crate) fn poseidon_node<CS: ConstraintSystem<Fr>>(
     cs: CS,
     gadgets: GadgetSet,
     children: Vec<AllocatedNum<Fr>>,
@@ -301,7 +301,7 @@ fn poseidon_node<CS: ConstraintSystem<Fr>>(
 
 /// Which tree a path is in.
 #[derive(Clone, Copy)]
-enum Tree {
+pub(crate) enum Tree {
     /// tree_d: binary, SHA-256.
     Data,
     /// tree_c or tree_r_last: Poseidon.
@@ -312,7 +312,7 @@ enum Tree {
 /// `PoRCircuit` with a private root): each level's index bits, siblings, the node inserted
 /// among them and hashed; the path's bits packed into one public input; the computed root
 /// equal to `root`.
-fn inclusion<CS: ConstraintSystem<Fr>>(
+pub(crate) fn inclusion<CS: ConstraintSystem<Fr>>(
     mut cs: CS,
     gadgets: GadgetSet,
     tree: Tree,
@@ -353,7 +353,11 @@ fn inclusion<CS: ConstraintSystem<Fr>>(
 }
 
 /// `a · 1 = b`.
-fn equal<CS: ConstraintSystem<Fr>>(cs: &mut CS, a: &AllocatedNum<Fr>, b: &AllocatedNum<Fr>) {
+pub(crate) fn equal<CS: ConstraintSystem<Fr>>(
+    cs: &mut CS,
+    a: &AllocatedNum<Fr>,
+    b: &AllocatedNum<Fr>,
+) {
     cs.enforce(
         || "enforce root is correct",
         |lc| lc + a.get_variable(),
@@ -583,7 +587,7 @@ impl Circuit<Fr> for Partition {
 
 /// The value of `gadget` run on allocated `inputs`, computed in a witness generator (the
 /// native paths), so a sampled witness follows the circuit's own hashing exactly.
-fn value_of(
+pub(crate) fn value_of(
     inputs: &[Fr],
     gadget: impl FnOnce(
         &mut Witness<Fr>,
@@ -604,7 +608,7 @@ fn value_of(
 
 /// A sparse tree over `leaves` (position, value; every other leaf zero) with these level
 /// arities: its root and each leaf's path, in the order given.
-fn sparse_tree(
+pub(crate) fn sparse_tree(
     arities: &[usize],
     leaves: &[(u64, Fr)],
     hash: &dyn Fn(&[Fr]) -> Fr,
@@ -643,27 +647,40 @@ fn sparse_tree(
 }
 
 /// Deterministic draws for a sampled witness.
-struct Draws {
+pub(crate) struct Draws {
     next: u64,
     /// Node positions handed out, so leaves of a tree never share one.
     taken: std::collections::HashSet<u64>,
 }
 
 impl Draws {
+    /// Draws derived from `seed`.
+    pub(crate) fn new(seed: u64) -> Self {
+        Draws {
+            next: seed.wrapping_mul(1_000_003),
+            taken: Default::default(),
+        }
+    }
+
     fn bytes(&mut self, len: usize) -> Vec<u8> {
         self.next += 1;
         pattern(self.next, len)
     }
 
     /// A field element below 2^254.
-    fn element(&mut self) -> Fr {
+    pub(crate) fn element(&mut self) -> Fr {
         let mut bytes: [u8; 32] = self.bytes(32).try_into().expect("32 bytes");
         bytes[31] &= 0x3f;
         Option::from(Fr::from_repr(bytes)).expect("below the modulus")
     }
 
+    /// Lets positions be handed out again (the next leaves are of another tree).
+    pub(crate) fn forget_positions(&mut self) {
+        self.taken.clear();
+    }
+
     /// A node position below `nodes` not handed out before.
-    fn position(&mut self, nodes: u64) -> u64 {
+    pub(crate) fn position(&mut self, nodes: u64) -> u64 {
         loop {
             let bytes: [u8; 8] = self.bytes(8).try_into().expect("8 bytes");
             let candidate = u64::from_le_bytes(bytes) % nodes;
@@ -703,10 +720,7 @@ impl Partition {
             "{challenges} challenges need more distinct nodes than a sector of {} has",
             shape.nodes()
         );
-        let mut draws = Draws {
-            next: seed.wrapping_mul(1_000_003),
-            taken: Default::default(),
-        };
+        let mut draws = Draws::new(seed);
         let replica_id = draws.element();
         let mut drawn = Vec::with_capacity(challenges);
         for _ in 0..challenges {

@@ -16,6 +16,7 @@ use synthpool::{Error, ProverVectors, ProvingAssignment, Shape, SynthesisOptions
 
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
 use crate::porep::{Partition, PartitionParts, SectorShape};
+use crate::post::{PostPartition, WINDOW_POST_CHALLENGES};
 
 /// One optimization setting, measured against `baseline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -373,7 +374,7 @@ fn constraint_path_witness<Scalar: PrimeField, C: Circuit<Scalar>>(
     Ok(())
 }
 
-/// A PoRep-shaped circuit and its size.
+/// A Filecoin-shaped circuit and its size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Workload {
     /// This many labels.
@@ -387,6 +388,9 @@ pub enum Workload {
     /// The Poseidon work of this many challenges of a 32 GiB partition (column hashes,
     /// tree_c and tree_r_last paths, comm_r), without its SHA-256.
     Poseidon(usize),
+    /// A WindowPoSt partition of this many 32 GiB sectors, ten challenges each (2,349 make
+    /// the real partition).
+    Post(usize),
 }
 
 /// A workload's circuit.
@@ -396,6 +400,8 @@ pub enum BenchCircuit {
     Sha256(Mixed),
     /// A PoRep partition.
     Partition(Partition),
+    /// A WindowPoSt partition.
+    Post(PostPartition),
 }
 
 impl Circuit<Fr> for BenchCircuit {
@@ -403,13 +409,15 @@ impl Circuit<Fr> for BenchCircuit {
         match self {
             BenchCircuit::Sha256(circuit) => circuit.synthesize(cs),
             BenchCircuit::Partition(circuit) => circuit.synthesize(cs),
+            BenchCircuit::Post(circuit) => circuit.synthesize(cs),
         }
     }
 }
 
 impl Workload {
-    /// The workload called `name` (`porep`, `poseidon`, `labeling`, `merkle`, `mixed`),
-    /// with `size` or its default (1 challenge, 1 label, depth 8, mixed 2).
+    /// The workload called `name` (`porep`, `poseidon`, `post`, `labeling`, `merkle`,
+    /// `mixed`), with `size` or its default (1 challenge, 1 challenge, 2 sectors, 1 label,
+    /// depth 8, mixed 2).
     pub fn by_name(name: &str, size: Option<usize>) -> Result<Workload, String> {
         match name {
             "porep" => Ok(Workload::Porep(size.unwrap_or(1))),
@@ -417,8 +425,10 @@ impl Workload {
             "labeling" => Ok(Workload::Labeling(size.unwrap_or(1))),
             "merkle" => Ok(Workload::Merkle(size.unwrap_or(8))),
             "mixed" => Ok(Workload::Mixed(size.unwrap_or(2))),
+            "post" => Ok(Workload::Post(size.unwrap_or(2))),
             other => Err(format!(
-                "unknown circuit `{other}` (known: porep, poseidon, labeling, merkle, mixed)"
+                "unknown circuit `{other}` (known: porep, poseidon, post, labeling, merkle, \
+                 mixed)"
             )),
         }
     }
@@ -431,6 +441,7 @@ impl Workload {
             Workload::Mixed(n) => format!("mixed {n}"),
             Workload::Porep(n) => format!("porep 32GiB x{n}"),
             Workload::Poseidon(n) => format!("poseidon 32GiB x{n}"),
+            Workload::Post(n) => format!("window-post 32GiB x{n}"),
         }
     }
 
@@ -462,6 +473,23 @@ impl Workload {
             Workload::Mixed(n) => BenchCircuit::Sha256(Mixed::sample(n, gadgets)),
             Workload::Porep(n) => partition(PartitionParts::ALL, n),
             Workload::Poseidon(n) => partition(PartitionParts::POSEIDON, n),
+            Workload::Post(sectors) => {
+                static SAMPLED: OnceLock<Mutex<HashMap<usize, PostPartition>>> = OnceLock::new();
+                let mut sampled = SAMPLED
+                    .get_or_init(Default::default)
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let post = sampled.entry(sectors).or_insert_with(|| {
+                    PostPartition::sample(
+                        SectorShape::GIB_32,
+                        sectors,
+                        WINDOW_POST_CHALLENGES,
+                        1,
+                        gadgets,
+                    )
+                });
+                BenchCircuit::Post(post.clone().with_gadgets(gadgets))
+            }
         }
     }
 
