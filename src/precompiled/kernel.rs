@@ -81,7 +81,8 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
     /// (rare) in the field, in a second pass, so the bit loop keeps its tables in registers.
     #[inline(never)]
     fn spilled_row(&self, field: &IntegerField<Scalar>, columns: &[u32], ids: &[u16]) -> Scalar {
-        self.spilled_terms(field, columns, ids, None)
+        let terms = columns.iter().copied().zip(ids.iter().copied());
+        self.spilled_terms(field, terms, None)
     }
 
     /// [`Self::spilled_row`] of some terms, with `large` holding what other terms of the row
@@ -91,8 +92,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
     fn spilled_terms(
         &self,
         field: &IntegerField<Scalar>,
-        columns: &[u32],
-        ids: &[u16],
+        terms: impl Iterator<Item = (u32, u16)> + Clone,
         summed: Option<[[u64; 5]; 2]>,
     ) -> Scalar {
         let (kinds, mask) = (self.kinds.map(), self.kinds.mask);
@@ -101,7 +101,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         let mut powers = [0u64; 16];
         let (mut others, mut any_power, mut any_large) = (false, false, summed.is_some());
         let mut large = summed.unwrap_or([[0; 5]; 2]);
-        for (&column, &id) in columns.iter().zip(ids) {
+        for (column, id) in terms.clone() {
             let kind = kinds[column as usize & mask];
             if kind > KIND_ONE {
                 others = true;
@@ -143,37 +143,48 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             sum += field.element(positive) - field.element(negative);
         }
         if others {
-            sum + self.other_terms(columns, ids)
+            sum + self.other_terms(terms)
         } else {
             sum
         }
     }
 
-    /// A row holding runs of powers of two: each run's values read as the bits of one
-    /// integer, the other terms on the spilled path. `None` when a run covers a value other
-    /// than 0 and 1 (the whole row then takes the spilled path).
+    /// A row holding runs of powers of two (its terms `columns` and `ids`): each run's
+    /// values read as the bits of one integer, the other terms on the spilled path. `None`
+    /// when a run covers a value other than 0 and 1 (the whole row then takes the spilled
+    /// path).
     #[inline(never)]
-    fn run_row(&self, field: &IntegerField<Scalar>, row: RunRow<'_>) -> Option<Scalar> {
+    fn run_row(
+        &self,
+        field: &IntegerField<Scalar>,
+        row: RunRow<'_>,
+        (columns, ids): (&[u32], &[u16]),
+    ) -> Option<Scalar> {
         let kinds = self.kinds.map();
         let mut large = [[0u64; 5]; 2];
         for run in row.runs {
             let bits = run.bits(kinds)?;
-            let acc = &mut large[usize::from(run.negative)];
-            for low in std::iter::once(run.low).chain(run.second) {
+            let acc = &mut large[usize::from(run.negative())];
+            for low in std::iter::once(run.low).chain(run.second()) {
                 let low = usize::from(low);
                 add_at(acc, low / 64, u128::from(bits) << (low % 64));
             }
         }
-        Some(self.spilled_terms(field, row.columns, row.ids, Some(large)))
+        // The offsets were taken from this row's terms when the runs were found.
+        let rest = row.rest.iter().map(|&at| {
+            let at = usize::from(at);
+            (columns[at], ids[at])
+        });
+        Some(self.spilled_terms(field, rest, Some(large)))
     }
 
     /// The terms of a row whose values are other than 0 and 1, multiplied in the field.
     #[cold]
     #[inline(never)]
-    fn other_terms(&self, columns: &[u32], ids: &[u16]) -> Scalar {
+    fn other_terms(&self, terms: impl Iterator<Item = (u32, u16)>) -> Scalar {
         let kinds = self.kinds.map();
         let mut sum = Scalar::ZERO;
-        for (&column, &id) in columns.iter().zip(ids) {
+        for (column, id) in terms {
             if kinds[column as usize & self.kinds.mask] > KIND_ONE {
                 sum += self.product(id, self.value(column));
             }
@@ -363,7 +374,9 @@ impl<Scalar: PrimeField> RowSum<Scalar> for IntegerSum<'_, '_, Scalar> {
                     continue;
                 }
                 let by_runs = runs.row(at);
-                *out = match by_runs.and_then(|row| self.rows.run_row(self.field, row)) {
+                let summed =
+                    by_runs.and_then(|row| self.rows.run_row(self.field, row, (columns, ids)));
+                *out = match summed {
                     Some(sum) => sum,
                     None => self.rows.spilled_row(self.field, columns, ids),
                 };
@@ -713,13 +726,13 @@ mod tests {
             matrix.row_starts.push(matrix.columns.len() as u32);
             expected.push(sum);
         }
-        let layout = MatrixLayout::new(&matrix, &table, 400);
+        let layout = MatrixLayout::new(&matrix, &table, 400, &|_| false);
         use BlockClass::{Mixed, Small, Unit};
         assert_eq!(layout.classes, [Mixed, Small, Mixed, Unit]);
         let layouts = [
-            MatrixLayout::new(&Matrix::default(), &table, 400),
+            MatrixLayout::new(&Matrix::default(), &table, 400, &|_| false),
             layout,
-            MatrixLayout::new(&Matrix::default(), &table, 400),
+            MatrixLayout::new(&Matrix::default(), &table, 400, &|_| false),
         ];
         assert!(layouts[1].wide.positions().len() > 100, "rows summed wide");
         let mut kinds = ValueKinds::default();
@@ -740,11 +753,11 @@ mod tests {
             field: table.integers.as_ref().unwrap(),
         };
         let run_rows: Vec<_> = (0..expected.len())
-            .filter_map(|row| layouts[1].runs.row(row))
+            .filter_map(|row| Some((layouts[1].runs.row(row)?, matrix.row(row))))
             .collect();
         let packed = run_rows
             .into_iter()
-            .filter_map(|row| rows.run_row(sum.field, row));
+            .filter_map(|(runs, terms)| rows.run_row(sum.field, runs, terms));
         assert!(packed.count() > 20, "rows summed by their runs");
         let mut out = vec![Fr::ZERO; BLOCK];
         let mut ones = vec![Fr::ONE; BLOCK];
@@ -790,7 +803,7 @@ mod tests {
     fn finishing_a_block_writes_every_sum_and_finds_the_first_unsatisfied_row() {
         let table = CoefficientTable::<Fr>::new(vec![Fr::ONE]);
         let kinds = ValueKinds::default();
-        let layouts = [(); 3].map(|_| MatrixLayout::new(&Matrix::default(), &table, 0));
+        let layouts = [(); 3].map(|_| MatrixLayout::new(&Matrix::default(), &table, 0, &|_| false));
         let rows = Rows {
             inputs: &[],
             aux: &[],

@@ -39,8 +39,14 @@ pub(crate) struct MatrixLayout {
 
 impl MatrixLayout {
     /// The layout of `matrix`, whose coefficient ids index `table` and whose constant one
-    /// is at position `one` (the aux count).
-    pub(crate) fn new<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>, one: u32) -> Self {
+    /// is at position `one` (the aux count); rows `claimed` holds of are evaluated as the
+    /// value they state (see `claims.rs`), so they are not laid out as wide rows.
+    pub(crate) fn new<Scalar>(
+        matrix: &Matrix,
+        table: &CoefficientTable<Scalar>,
+        one: u32,
+        claimed: &dyn Fn(usize) -> bool,
+    ) -> Self {
         let classes = block_classes(matrix, table);
         let runs = match table.integers {
             Some(_) => {
@@ -69,7 +75,7 @@ impl MatrixLayout {
         let (general, wide) = match table.integers {
             Some(_) => (
                 general_rows(matrix, general),
-                WideRows::new(matrix, one, |id| table.is_general(id)),
+                WideRows::new(matrix, one, |id| table.is_general(id), claimed),
             ),
             None => Default::default(),
         };
@@ -150,7 +156,7 @@ mod tests {
             &[(0, 0), (1, 0)],
         ];
         let matrix = Matrix::from_rows(rows);
-        let layout = MatrixLayout::new(&matrix, &table, one);
+        let layout = MatrixLayout::new(&matrix, &table, one, &|_| false);
         let in_field: Vec<bool> = (0..4).map(|row| layout.general.holds(row)).collect();
         let wide: Vec<bool> = (0..4).map(|row| layout.wide.index(row).is_some()).collect();
         assert_eq!(in_field, [false, true, true, false]);

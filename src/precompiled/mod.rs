@@ -157,13 +157,17 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let coefficients = CoefficientTable::new(dictionary);
         // Invariant 4 of the matrices: at most 2^31 aux variables.
         let one = aux as u32;
-        let layouts = [0, 1, 2].map(|m| MatrixLayout::new(&matrices[m], &coefficients, one));
         let claims = match coefficients.integers {
             Some(_) => Claims::new(&matrices, one, coefficients.dictionary(), |id| {
                 coefficients.is_general(id)
             }),
             None => Claims::default(),
         };
+        // Claims are of A's rows.
+        let layouts = [0, 1, 2].map(|m| {
+            let claimed = |row: usize| m == 0 && claims.stated(row).is_some();
+            MatrixLayout::new(&matrices[m], &coefficients, one, &claimed)
+        });
         Ok(Recording {
             claims,
             inputs,

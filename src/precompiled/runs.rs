@@ -35,21 +35,63 @@ pub(crate) type Powers = (bool, u8, Option<u8>);
 
 /// Terms at consecutive columns from `column` with coefficients `± 2^(low + i)` (plus
 /// `2^(second + i)` for sums of two powers) for `i` in `0..len`, rising or falling with the
-/// column.
+/// column. Eight bytes: a recording holds one per run (a SHA-256 partition has hundreds of
+/// thousands).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Run {
     column: u32,
     len: u8,
     /// The smallest power of two in the run.
     pub(crate) low: u8,
-    /// The smallest of the second powers, in a run of sums of two.
-    pub(crate) second: Option<u8>,
-    pub(crate) negative: bool,
-    /// Whether the powers fall as the column rises.
-    falling: bool,
+    /// The smallest of the second powers in a run of sums of two, else [`NO_SECOND`].
+    second: u8,
+    /// [`NEGATIVE`] and [`FALLING`] (the powers fall as the column rises).
+    flags: u8,
 }
 
+/// `Run::second` of a run of single powers (no power of a field element reaches it).
+const NO_SECOND: u8 = u8::MAX;
+const NEGATIVE: u8 = 1;
+const FALLING: u8 = 2;
+
 impl Run {
+    fn new(
+        column: u32,
+        len: u8,
+        (low, second): (u8, Option<u8>),
+        negative: bool,
+        falling: bool,
+    ) -> Run {
+        debug_assert!(
+            second != Some(NO_SECOND),
+            "powers of field elements stay below 255"
+        );
+        Run {
+            column,
+            len,
+            low,
+            second: second.unwrap_or(NO_SECOND),
+            flags: if negative { NEGATIVE } else { 0 } | if falling { FALLING } else { 0 },
+        }
+    }
+
+    /// The smallest of the second powers, in a run of sums of two.
+    #[inline]
+    pub(crate) fn second(&self) -> Option<u8> {
+        (self.second != NO_SECOND).then_some(self.second)
+    }
+
+    /// Whether the run's coefficients are negative.
+    #[inline]
+    pub(crate) fn negative(&self) -> bool {
+        self.flags & NEGATIVE != 0
+    }
+
+    #[inline]
+    fn falling(&self) -> bool {
+        self.flags & FALLING != 0
+    }
+
     /// The run's sum divided by `2^low`, when every value it covers is 0 or 1 (`kinds`
     /// holds one byte per value: 0, 1, or more for any other); `None` otherwise.
     #[inline]
@@ -81,7 +123,7 @@ impl Run {
             return None;
         }
         // A falling run's first column carries the highest power.
-        Some(if self.falling {
+        Some(if self.falling() {
             packed.reverse_bits() >> (64 - len)
         } else {
             packed
@@ -97,18 +139,17 @@ pub(crate) struct PowerRuns {
     /// Row `rows[i]`'s runs are `runs[run_starts[i]..run_starts[i + 1]]`.
     run_starts: Vec<u32>,
     runs: Vec<Run>,
-    /// Row `rows[i]`'s other terms are `rest_columns[rest_starts[i]..rest_starts[i + 1]]`
-    /// (and the same range of `rest_ids`).
+    /// Row `rows[i]`'s other terms are at the offsets `rest[rest_starts[i]..rest_starts[i +
+    /// 1]]` among the row's terms in the matrix (two bytes each, where a copy of the terms
+    /// took six).
     rest_starts: Vec<u32>,
-    rest_columns: Vec<u32>,
-    rest_ids: Vec<u16>,
+    rest: Vec<u16>,
 }
 
-/// One row's runs and its terms outside them.
+/// One row's runs and the offsets of its terms outside them among the row's terms.
 pub(crate) struct RunRow<'a> {
     pub(crate) runs: &'a [Run],
-    pub(crate) columns: &'a [u32],
-    pub(crate) ids: &'a [u16],
+    pub(crate) rest: &'a [u16],
 }
 
 impl PowerRuns {
@@ -131,10 +172,11 @@ impl PowerRuns {
             // Rows past what `rows` can name keep the spilled path.
             let Ok(name) = u32::try_from(row) else { break };
             let (columns, ids) = matrix.row(row);
-            if ids.len() < MIN_RUN || !ids.iter().any(|&id| large(id)) {
+            // So do rows of more terms than an offset names (MultiEq's hold hundreds).
+            if ids.len() < MIN_RUN || ids.len() > 1 << 16 || !ids.iter().any(|&id| large(id)) {
                 continue;
             }
-            let (runs, rest) = (found.runs.len(), found.rest_columns.len());
+            let (runs, rest) = (found.runs.len(), found.rest.len());
             let mut term = 0;
             while term < columns.len() {
                 match run_at(&columns[term..], &ids[term..], &power) {
@@ -143,21 +185,19 @@ impl PowerRuns {
                         term += usize::from(run.len);
                     }
                     None => {
-                        found.rest_columns.push(columns[term]);
-                        found.rest_ids.push(ids[term]);
+                        found.rest.push(term as u16);
                         term += 1;
                     }
                 }
             }
             if found.runs.len() == runs {
-                found.rest_columns.truncate(rest);
-                found.rest_ids.truncate(rest);
+                found.rest.truncate(rest);
                 continue;
             }
             found.rows.push(name);
             // Fewer runs and other terms than the matrix has terms, which `u32` counts.
             found.run_starts.push(found.runs.len() as u32);
-            found.rest_starts.push(found.rest_columns.len() as u32);
+            found.rest_starts.push(found.rest.len() as u32);
         }
         found
     }
@@ -169,8 +209,7 @@ impl PowerRuns {
         let rest = self.rest_starts[i] as usize..self.rest_starts[i + 1] as usize;
         Some(RunRow {
             runs: &self.runs[runs],
-            columns: &self.rest_columns[rest.clone()],
-            ids: &self.rest_ids[rest],
+            rest: &self.rest[rest],
         })
     }
 
@@ -178,7 +217,7 @@ impl PowerRuns {
     pub(crate) fn bytes(&self) -> usize {
         4 * (self.rows.len() + self.run_starts.len() + self.rest_starts.len())
             + std::mem::size_of::<Run>() * self.runs.len()
-            + 6 * self.rest_columns.len()
+            + 2 * self.rest.len()
     }
 }
 
@@ -204,13 +243,14 @@ fn run_at(columns: &[u32], ids: &[u16], power: impl Fn(u16) -> Option<Powers>) -
         len += 1;
     }
     let lowest = |k: i16| (if step < 0 { k - (len as i16 - 1) } else { k }) as u8;
-    (len >= MIN_RUN).then(|| Run {
-        column: columns[0],
-        len: len as u8,
-        low: lowest(first),
-        second: second.map(lowest),
-        negative,
-        falling: step < 0,
+    (len >= MIN_RUN).then(|| {
+        Run::new(
+            columns[0],
+            len as u8,
+            (lowest(first), second.map(lowest)),
+            negative,
+            step < 0,
+        )
     })
 }
 
@@ -245,14 +285,7 @@ mod tests {
         let matrix = Matrix::from_rows([row0, row1, row2]);
         let runs = PowerRuns::find(&matrix, 0..3, |id| id != 5, power);
         let row = runs.row(0).expect("row 0 holds runs");
-        let run = |column, len, (low, second), negative, falling| Run {
-            column,
-            len,
-            low,
-            second,
-            negative,
-            falling,
-        };
+        let run = Run::new;
         assert_eq!(
             row.runs,
             [
@@ -262,10 +295,19 @@ mod tests {
                 run(400, 9, (32, Some(67)), false, true),
             ]
         );
-        let gapped: Vec<u32> = (0..10).map(|j| 500 + j + j / 5).collect();
-        assert_eq!(row.columns[0], 5);
-        assert_eq!(row.columns[1..], gapped);
-        assert_eq!(row.ids[..2], [200, 0]);
+        // The rest: the term of 3 after the first two runs, and the gapped run's ten.
+        let (columns, ids) = matrix.row(0);
+        let rest: Vec<(u32, u16)> = row
+            .rest
+            .iter()
+            .map(|&at| (columns[usize::from(at)], ids[usize::from(at)]))
+            .collect();
+        let gapped = (0..10).map(|j| (500 + j + j / 5, j as u16));
+        assert_eq!(
+            rest,
+            std::iter::once((5, 200)).chain(gapped).collect::<Vec<_>>()
+        );
+        assert_eq!(std::mem::size_of::<Run>(), 8);
         assert!(runs.row(1).is_none(), "seven terms are no run");
         let only_small = PowerRuns::find(&matrix, 0..3, |id| id == 200, power);
         assert!(
@@ -287,14 +329,7 @@ mod tests {
         };
         for len in [8, 9, 15, 16, 31, 32, 33, 56, 63, 64] {
             for falling in [false, true] {
-                let run = Run {
-                    column: 3,
-                    len: len as u8,
-                    low: 0,
-                    second: None,
-                    negative: false,
-                    falling,
-                };
+                let run = Run::new(3, len as u8, (0, None), false, falling);
                 assert_eq!(run.bits(&kinds), Some(expected(3, len, falling)));
                 let mut other = kinds.clone();
                 other[3 + len - 1] = 2;

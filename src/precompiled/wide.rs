@@ -40,9 +40,16 @@ pub(crate) struct WideRows {
 
 impl WideRows {
     /// The rows of `matrix` with a coefficient `general` holds of on a variable other than
-    /// the constant one (at `one`); rows whose general coefficients are constants keep the
-    /// field path, being a value or two plus a constant.
-    pub(crate) fn new(matrix: &Matrix, one: u32, general: impl Fn(u16) -> bool) -> Self {
+    /// the constant one (at `one`), less those `claimed` holds of (evaluated as the value
+    /// they state; summed in the field in the rare evaluation that must sum them); rows
+    /// whose general coefficients are constants keep the field path, being a value or two
+    /// plus a constant.
+    pub(crate) fn new(
+        matrix: &Matrix,
+        one: u32,
+        general: impl Fn(u16) -> bool,
+        claimed: &dyn Fn(usize) -> bool,
+    ) -> Self {
         let mut rows = RowSet::with_rows(matrix.rows());
         let mut found = WideRows {
             starts: vec![0],
@@ -50,7 +57,7 @@ impl WideRows {
         };
         let mut slot_of = std::collections::HashMap::new();
         for row in 0..matrix.rows() {
-            if !matrix.picks_on_a_variable(row, one, &general) {
+            if claimed(row) || !matrix.picks_on_a_variable(row, one, &general) {
                 continue;
             }
             rows.insert(row);

@@ -67,3 +67,32 @@ fn the_witness_satisfies_every_row_and_both_gadget_sets_agree() {
         synthpool::synthesize(sample(SectorShape::GIB_32, 2)).unwrap()
     );
 }
+
+#[test]
+fn any_wrong_value_leaves_a_row_unsatisfied() {
+    let circuit = sample(SectorShape::KIB_2, 2);
+    let recording = Recording::record(circuit.clone()).unwrap();
+    let witness = recording.witness(circuit).unwrap();
+    let aux = witness.aux().len();
+    // Nearly every value is Poseidon's: a wrong one fails the rows that state values
+    // (checked together), which are then summed one by one to name the row.
+    for target in (0..16).map(|i| i * aux / 16).chain(aux - 2..aux) {
+        let mut values = witness.aux().to_vec();
+        values[target] += Fr::ONE;
+        let mut tampered = Witness::default();
+        tampered.extend_inputs(witness.inputs());
+        tampered.extend_aux(&values);
+        for _ in 0..witness.constraints() {
+            tampered.enforce(|| "", |lc| lc, |lc| lc, |lc| lc);
+        }
+        let result = recording.evaluate(tampered);
+        assert!(
+            matches!(result, Err(synthpool::Error::Unsatisfied { .. })),
+            "aux {target} of {aux} changed: {:?}",
+            result.map(|_| ())
+        );
+    }
+    recording
+        .evaluate(witness)
+        .expect("the honest witness holds");
+}

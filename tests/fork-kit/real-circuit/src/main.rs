@@ -1,6 +1,6 @@
 //! Synthesizes one partition of a real PoRep C2 circuit (2 KiB or 8 MiB sector, two
 //! challenges as filecoin-proofs asks of those sizes) and reports nanoseconds per
-//! constraint, median of the repetitions:
+//! constraint, median of the repetitions, and the recording's bytes per nonzero:
 //!
 //! `real-circuit [2KiB|8MiB] [pce|direct|none] [REPS]`
 //!
@@ -144,7 +144,10 @@ fn main() -> Result<(), Error> {
         String::new()
     };
     println!(
-        "{constraints} constraints, record {record_ms:.0} ms, {mode}: {:.1} ns per constraint{split}",
+        "{constraints} constraints, record {record_ms:.0} ms, recording {:.2} bytes per nonzero \
+         ({} nonzeros), {mode}: {:.1} ns per constraint{split}",
+        recording.bytes_per_nonzero(),
+        recording.nonzeros(),
         median(total),
     );
     Ok(())
