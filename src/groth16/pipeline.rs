@@ -88,6 +88,8 @@ struct Batch<'a, Scalar: PrimeField> {
     key_for: &'a KeyFor<'a>,
     /// Retention is on: proofs hand their storage back, the batch keeps it for the next.
     keep: bool,
+    /// Members that may hold vectors at once: also how many sets of storage it keeps.
+    in_flight: usize,
     flow: Mutex<Flow<Scalar>>,
     changed: Condvar,
     /// The batch's hold on its structure's probation, until the verdict.
@@ -139,6 +141,7 @@ impl<'a, Scalar: PrimeField> Batch<'a, Scalar> {
             store,
             key_for: key_for.unwrap_or(&|_| None),
             keep,
+            in_flight,
             flow: Mutex::new(Flow {
                 permits: in_flight,
                 stopped: false,
@@ -156,12 +159,12 @@ impl<'a, Scalar: PrimeField> Batch<'a, Scalar> {
     /// After the two threads: a probation still held (an error before the verdict) is
     /// dropped, which drops the recording unjudged; a successful batch keeps its spare
     /// storage (retention) and saves a recording it made trusted.
-    fn end(self, succeeded: bool, in_flight: usize, saving: Option<Saving<Scalar>>) {
+    fn end(self, succeeded: bool, saving: Option<Saving<Scalar>>) {
         drop(lock(&self.probation).take());
         let spare = std::mem::take(&mut lock(&self.flow).spare);
         let key = *lock(&self.key);
         match key {
-            Some(key) if succeeded && self.keep => self.store.keep(&key, spare, in_flight),
+            Some(key) if succeeded && self.keep => self.store.keep(&key, spare, self.in_flight),
             _ => drop(spare),
         }
         if let (true, Some(saving)) = (succeeded, saving) {
@@ -281,7 +284,7 @@ where
         let _ = producer.join();
         result
     });
-    batch.end(result.is_ok(), in_flight, saving);
+    batch.end(result.is_ok(), saving);
     result
 }
 

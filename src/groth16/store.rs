@@ -198,6 +198,14 @@ enum Lookup<Scalar: PrimeField> {
     File(Key, usize, PathBuf),
 }
 
+/// The cache files a batch found when it began: the directory, and each file's input count
+/// and name.
+struct Listed {
+    dir: Option<PathBuf>,
+    counts: Vec<usize>,
+    names: HashSet<String>,
+}
+
 /// A key a batch's structure may be filed under: with its input count, and its file when
 /// the cache directory has one.
 struct Candidate {
@@ -227,8 +235,9 @@ impl<Scalar: PrimeField> Store<Scalar> {
     pub(crate) fn begin(self: &Arc<Self>, key_for: &KeyFor<'_>) -> Start<Scalar> {
         // Files this batch read and could not use (or found gone) are not looked at again.
         let mut tried = HashSet::new();
+        let listed = self.listed();
         loop {
-            let candidates = self.candidates(key_for);
+            let candidates = self.candidates(key_for, &listed);
             let mut state = lock(&self.state);
             match find(&state, &candidates, &tried) {
                 Lookup::Ready(start) => {
@@ -288,38 +297,47 @@ impl<Scalar: PrimeField> Store<Scalar> {
         Start::Direct(None)
     }
 
-    /// The keys the structure may be filed under, with their files: asked of `key_for`
-    /// for each input count filed in memory or named in the cache directory, without the
-    /// state lock.
-    fn candidates(&self, key_for: &KeyFor<'_>) -> Vec<Candidate> {
+    /// The cache directory's files, listed once per batch without the state lock (a
+    /// directory that cannot be listed in bounded time is not listed again).
+    fn listed(&self) -> Listed {
         let dir = (self.disk.dir)();
-        let (mut counts, listable) = {
-            let state = lock(&self.state);
-            let counts: Vec<usize> = state.entries.values().map(|(inputs, _)| *inputs).collect();
-            let listable = dir.as_ref().filter(|dir| !state.refused.contains(*dir));
-            (counts, listable.cloned())
+        let mut listed = Listed {
+            dir: dir.clone(),
+            counts: Vec::new(),
+            names: HashSet::new(),
         };
-        let mut names = HashSet::new();
-        if let Some(dir) = &listable {
-            match (self.disk.list)(dir) {
-                Ok(listing) => {
-                    for (inputs, name) in listing {
-                        counts.push(inputs);
-                        names.insert(name);
-                    }
-                }
-                Err(gave_up) => {
-                    warn_once(format!("listing {}", dir.display()), || {
-                        format!(
-                            "synthpool: not using the recording cache {} in this process \
-                             ({gave_up} while listing it)",
-                            dir.display()
-                        )
-                    });
-                    lock(&self.state).refused.insert(dir.clone());
+        let Some(dir) = dir.filter(|dir| !lock(&self.state).refused.contains(dir)) else {
+            return listed;
+        };
+        match (self.disk.list)(&dir) {
+            Ok(listing) => {
+                for (inputs, name) in listing {
+                    listed.counts.push(inputs);
+                    listed.names.insert(name);
                 }
             }
+            Err(gave_up) => {
+                warn_once(format!("listing {}", dir.display()), || {
+                    format!(
+                        "synthpool: not using the recording cache {} in this process \
+                         ({gave_up} while listing it)",
+                        dir.display()
+                    )
+                });
+                lock(&self.state).refused.insert(dir);
+            }
         }
+        listed
+    }
+
+    /// The keys the structure may be filed under, with their files: asked of `key_for`
+    /// for each input count filed in memory or named in `listed`, without the state lock.
+    fn candidates(&self, key_for: &KeyFor<'_>, listed: &Listed) -> Vec<Candidate> {
+        let mut counts: Vec<usize> = {
+            let state = lock(&self.state);
+            state.entries.values().map(|(inputs, _)| *inputs).collect()
+        };
+        counts.extend_from_slice(&listed.counts);
         counts.sort_unstable();
         counts.dedup();
         counts
@@ -327,8 +345,8 @@ impl<Scalar: PrimeField> Store<Scalar> {
             .filter_map(|inputs| {
                 let key = key_for(inputs)?;
                 let name = files::file_name(inputs, &key);
-                let file = match &dir {
-                    Some(dir) if names.contains(&name) => Some(dir.join(name)),
+                let file = match &listed.dir {
+                    Some(dir) if listed.names.contains(&name) => Some(dir.join(name)),
                     _ => None,
                 };
                 Some(Candidate { inputs, key, file })
