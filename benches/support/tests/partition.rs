@@ -10,20 +10,12 @@
 //! A partition of one challenge here is the top (once per partition) plus one eighteenth of
 //! the rest, so eighteen of them must give those figures exactly.
 
-use bellpepper_core::{Circuit, ConstraintSystem};
-use blstrs::Scalar as Fr;
-use ff::Field;
-use synthpool::precompiled::{Recording, Witness};
+mod common;
+
+use common::{count, tampered};
+use synthpool::precompiled::Recording;
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::porep::{Partition, PartitionParts, SectorShape};
-
-/// (constraints, inputs with the constant one, aux) of a circuit.
-fn count<C: Circuit<Fr>>(circuit: C) -> [usize; 3] {
-    let mut cs = Witness::<Fr>::default();
-    cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-    circuit.synthesize(&mut cs).unwrap();
-    [cs.constraints(), cs.inputs().len(), cs.aux().len()]
-}
 
 fn sample(parts: PartitionParts, challenges: usize) -> Partition {
     Partition::sample(
@@ -148,20 +140,6 @@ fn every_gadget_set_lays_out_the_same_satisfied_system() {
     let recording = Recording::record(circuit.clone()).unwrap();
     let evaluated = recording.synthesize(circuit).unwrap();
     assert_eq!(evaluated.shape(), recording.shape());
-}
-
-/// `witness` with one more added to aux value `target`, as a prover handed one wrong value
-/// would hold it.
-fn tampered(witness: &Witness<Fr>, target: usize) -> Witness<Fr> {
-    let mut aux = witness.aux().to_vec();
-    aux[target] += Fr::ONE;
-    let mut out = Witness::default();
-    out.extend_inputs(witness.inputs());
-    out.extend_aux(&aux);
-    for _ in 0..witness.constraints() {
-        out.enforce(|| "", |lc| lc, |lc| lc, |lc| lc);
-    }
-    out
 }
 
 #[test]

@@ -4,21 +4,14 @@
 //! `WINDOW_POST_SECTOR_COUNT`); at 2 KiB, two sectors make 21,866, and 21,889 with the
 //! prover's constraint per input (the real circuit synthesized by the fork kit).
 
-use bellpepper_core::{Circuit, ConstraintSystem};
+mod common;
+
 use blstrs::Scalar as Fr;
-use ff::Field;
-use synthpool::precompiled::{Recording, Witness};
+use common::{count, tampered};
+use synthpool::precompiled::Recording;
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::porep::SectorShape;
 use synthpool_bench::post::{PostPartition, WINDOW_POST_CHALLENGES};
-
-/// (constraints, inputs with the constant one, aux) of a circuit.
-fn count<C: Circuit<Fr>>(circuit: C) -> [usize; 3] {
-    let mut cs = Witness::<Fr>::default();
-    cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-    circuit.synthesize(&mut cs).unwrap();
-    [cs.constraints(), cs.inputs().len(), cs.aux().len()]
-}
 
 fn sample(shape: SectorShape, sectors: usize) -> PostPartition {
     PostPartition::sample(
@@ -77,15 +70,7 @@ fn any_wrong_value_leaves_a_row_unsatisfied() {
     // Nearly every value is Poseidon's: a wrong one fails the rows that state values
     // (checked together), which are then summed one by one to name the row.
     for target in (0..16).map(|i| i * aux / 16).chain(aux - 2..aux) {
-        let mut values = witness.aux().to_vec();
-        values[target] += Fr::ONE;
-        let mut tampered = Witness::default();
-        tampered.extend_inputs(witness.inputs());
-        tampered.extend_aux(&values);
-        for _ in 0..witness.constraints() {
-            tampered.enforce(|| "", |lc| lc, |lc| lc, |lc| lc);
-        }
-        let result = recording.evaluate(tampered);
+        let result = recording.evaluate(tampered(&witness, target));
         assert!(
             matches!(result, Err(synthpool::Error::Unsatisfied { .. })),
             "aux {target} of {aux} changed: {:?}",

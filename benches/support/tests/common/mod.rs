@@ -1,0 +1,30 @@
+//! What the partition tests share: counting a circuit, and a witness with one wrong value.
+// Each test binary includes this module and uses a part of it.
+#![allow(dead_code)]
+
+use bellpepper_core::{Circuit, ConstraintSystem};
+use blstrs::Scalar as Fr;
+use ff::Field;
+use synthpool::precompiled::Witness;
+
+/// (constraints, inputs with the constant one, aux) of a circuit.
+pub fn count<C: Circuit<Fr>>(circuit: C) -> [usize; 3] {
+    let mut cs = Witness::<Fr>::default();
+    cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    circuit.synthesize(&mut cs).unwrap();
+    [cs.constraints(), cs.inputs().len(), cs.aux().len()]
+}
+
+/// `witness` with one more added to aux value `target`, as a prover handed one wrong value
+/// would hold it.
+pub fn tampered(witness: &Witness<Fr>, target: usize) -> Witness<Fr> {
+    let mut aux = witness.aux().to_vec();
+    aux[target] += Fr::ONE;
+    let mut out = Witness::default();
+    out.extend_inputs(witness.inputs());
+    out.extend_aux(&aux);
+    for _ in 0..witness.constraints() {
+        out.enforce(|| "", |lc| lc, |lc| lc, |lc| lc);
+    }
+    out
+}
