@@ -1,7 +1,8 @@
 //! The constraint-building path: the permutation's variables and constraints as neptune's
 //! gadget lays them out, names included, with each MDS combination kept as a row of
 //! coefficients over the variables it ranges over and written straight into the one
-//! constraint that allocates it.
+//! constraint that allocates it; element 0's rows through the partial rounds, which the
+//! constants alone decide, made once per thread (`partial_rows`).
 //!
 //! Between s-boxes every state element is such a combination, and all of them range over
 //! the same variables (the basis): after a full round, the round's s-box outputs (in the
@@ -15,6 +16,9 @@ use bellpepper_core::{ConstraintSystem, LinearCombination, SynthesisError, Varia
 use ff::PrimeField;
 use neptune::poseidon::Arity;
 
+use std::rc::Rc;
+
+use super::partial_rows::{PartialRows, Sparse};
 use super::{quintic, FirstRound, Mixer, Round, Schedule};
 
 /// The state between s-boxes: element `j` is `Σ_k rows[j][k] · basis[k]`, with its value
@@ -62,29 +66,21 @@ impl<Scalar: PrimeField> Combinations<Scalar> {
     }
 
     /// A partial round's sparse product, element 0 having become the s-box output `s`
-    /// (with `value`): element 0 is `w_hat[0] · s + Σ_{i≥1} w_hat[i] · element i`, element
-    /// `j ≥ 1` gains `v_rest[j - 1] · s`.
+    /// (with `value`): element 0 is `w_hat[0] · s + Σ_{i≥1} w_hat[i] · element i`, whose
+    /// row is `first` (made by [`PartialRows`]), element `j ≥ 1` gains `v_rest[j - 1] · s`.
     fn sparse(
         &mut self,
         s: Variable,
         value: Option<Scalar>,
-        w_hat: &[Scalar],
-        v_rest: &[Scalar],
+        first: &[Scalar],
+        (w_hat, v_rest): Sparse<'_, Scalar>,
         mixer: &Mixer<Scalar>,
     ) {
-        let mut first: Vec<Scalar> = (0..self.basis.len())
-            .map(|k| {
-                self.rows[1..]
-                    .iter()
-                    .zip(&w_hat[1..])
-                    .fold(Scalar::ZERO, |acc, (row, w)| acc + row[k] * w)
-            })
-            .collect();
-        first.push(w_hat[0]);
         for (row, v) in self.rows[1..].iter_mut().zip(v_rest) {
             row.push(*v);
         }
-        self.rows[0] = first;
+        self.rows[0].clear();
+        self.rows[0].extend_from_slice(first);
         self.basis.push(s);
         self.values = match (self.values.take(), value) {
             (Some(mut state), Some(value)) => {
@@ -138,6 +134,8 @@ where
 {
     let mut mixer = Mixer::new(schedule.width);
     let mut state = first_round(cs, schedule, preimage, &mut mixer)?;
+    let sparse = schedule.sparse_rounds();
+    let mut partial_rows: Option<Rc<PartialRows<Scalar>>> = None;
     for r in 1..schedule.rounds() {
         let mut cs = cs.namespace(|| schedule.round_name(r));
         match schedule.round(r) {
@@ -155,7 +153,15 @@ where
             Round::Partial { key, w_hat, v_rest } => {
                 let mut cs = cs.namespace(|| "solitary quintic s-box");
                 let out = sbox(&mut cs, &state, 0, Some(key))?;
-                state.sparse(out.get_variable(), out.get_value(), w_hat, v_rest, &mixer);
+                let rows = partial_rows
+                    .get_or_insert_with(|| PartialRows::for_rounds(&state.rows, &sparse));
+                state.sparse(
+                    out.get_variable(),
+                    out.get_value(),
+                    rows.first(r - schedule.half),
+                    (w_hat, v_rest),
+                    &mixer,
+                );
             }
         }
     }

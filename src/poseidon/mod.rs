@@ -25,6 +25,7 @@
 mod constraints;
 mod montgomery_sums;
 mod native;
+mod partial_rows;
 
 use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{ConstraintSystem, SynthesisError};
@@ -198,6 +199,14 @@ impl<'c, Scalar: PrimeField, A: Arity<Scalar>> Schedule<'c, Scalar, A> {
         } else {
             Round::Full { post: None, matrix }
         }
+    }
+
+    /// The partial rounds' sparse matrices, in order.
+    fn sparse_rounds(&self) -> Vec<partial_rows::Sparse<'c, Scalar>> {
+        self.constants.sparse_matrixes[..self.partial]
+            .iter()
+            .map(|sparse| (&sparse.w_hat[..], &sparse.v_rest[..]))
+            .collect()
     }
 
     /// The namespace of round `r`, as neptune names it.

@@ -34,8 +34,8 @@ use storage_proofs_post::fallback::{
 use storage_proofs_update::circuit::PrivateInputs as UpdateCircuitPrivate;
 use storage_proofs_update::constants::{h_default, partition_count};
 use storage_proofs_update::{
-    EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PrivateInputs as UpdatePrivate,
-    PublicInputs as UpdatePublic, SetupParams as UpdateSetup,
+    EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound,
+    PrivateInputs as UpdatePrivate, PublicInputs as UpdatePublic, SetupParams as UpdateSetup,
 };
 
 use crate::Error;

@@ -65,7 +65,12 @@ impl Digest {
         circuit.synthesize(&mut cs)?;
         cs.hash.update((cs.inputs as u64).to_le_bytes());
         cs.hash.update((cs.aux as u64).to_le_bytes());
-        let hex = cs.hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let hex = cs
+            .hash
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         Ok((hex, cs.constraints))
     }
 

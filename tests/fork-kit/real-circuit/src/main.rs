@@ -19,18 +19,26 @@
 //! - `prove`: random parameters for the circuit, then two members proven by bellperson's
 //!   `create_random_proof_batch` and by synthpool's drop-in, cold (recording) and warm, from
 //!   the same rng: every proof byte-identical to bellperson's and verified;
+//! - `bellperson`: bellperson 0.27's synthesis algorithm (`bellperson_synthesis.rs`), timed:
+//!   upstream's synthesis in the unpatched build;
 //! - `digest`: only prints the digest of the circuit's constraints and assignment (see
-//!   `digest.rs`); the one mode of the unpatched build (`--no-default-features`).
+//!   `digest.rs`).
+//!
+//! Built without synthpool (`--no-default-features`, upstream's crates alone) only
+//! `bellperson` and `digest` run.
 //!
 //! Every other mode first checks the circuit's digest against the one the unpatched build
 //! printed (pinned in `digest.rs`): the patched crates synthesize upstream's constraints, term
 //! for term, over upstream's assignment. Then, before timing, the pre-compiled vectors are
 //! checked equal to direct synthesis.
 
+mod bellperson_synthesis;
 mod circuits;
 mod digest;
 #[cfg(feature = "synthpool")]
 mod measure;
+
+use std::time::Instant;
 
 use bellperson::Circuit;
 use blstrs::Scalar as Fr;
@@ -51,17 +59,26 @@ fn main() -> Result<(), Error> {
     let dir = cache.path();
     let mut rng = XorShiftRng::from_seed([7; 16]);
     match circuit {
-        "2KiB" => check(circuit, circuits::porep(2048 / 32, &mut rng, dir)?, mode, reps),
-        "8MiB" => check(circuit, circuits::porep((8 << 20) / 32, &mut rng, dir)?, mode, reps),
+        "2KiB" => check(
+            circuit,
+            circuits::porep(2048 / 32, &mut rng, dir)?,
+            mode,
+            reps,
+        ),
+        "8MiB" => check(
+            circuit,
+            circuits::porep((8 << 20) / 32, &mut rng, dir)?,
+            mode,
+            reps,
+        ),
         "window-post" => check(circuit, circuits::post(2, 10, &mut rng, dir)?, mode, reps),
         // filecoin-proofs' winning_post_setup_params: its 66 challenges of one sector become
         // 66 sectors of one challenge each in the circuit.
         "winning-post" => check(circuit, circuits::post(66, 1, &mut rng, dir)?, mode, reps),
         "snap" => check(circuit, circuits::update(&mut rng, dir)?, mode, reps),
-        other => Err(format!(
-            "circuit `{other}`: 2KiB, 8MiB, window-post, winning-post or snap"
-        )
-        .into()),
+        other => {
+            Err(format!("circuit `{other}`: 2KiB, 8MiB, window-post, winning-post or snap").into())
+        }
     }
 }
 
@@ -80,7 +97,9 @@ fn check<C: Circuit<Fr> + Clone + Send>(
     }
     match digest::upstream(name) {
         Some(pinned) if pinned == digest => {
-            println!("{name}: {constraints} constraints of its own, identical to upstream's ({digest})")
+            println!(
+                "{name}: {constraints} constraints of its own, identical to upstream's ({digest})"
+            )
         }
         Some(pinned) => {
             return Err(format!(
@@ -89,6 +108,18 @@ fn check<C: Circuit<Fr> + Clone + Send>(
             .into())
         }
         None => return Err(format!("{name}: no upstream digest pinned").into()),
+    }
+    if mode == "bellperson" {
+        let mut times = Vec::new();
+        for circuit in vec![circuit; reps] {
+            let start = Instant::now();
+            let constraints = bellperson_synthesis::Synthesis::run(circuit)?;
+            times.push(start.elapsed().as_nanos() as f64 / constraints as f64);
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
+        println!("bellperson's synthesis: {median:.1} ns per constraint");
+        return Ok(());
     }
     run(circuit, &inputs, mode, reps)
 }
@@ -105,5 +136,8 @@ fn run<C: Circuit<Fr> + Clone + Send>(
 
 #[cfg(not(feature = "synthpool"))]
 fn run<C>(_: C, _: &[Fr], mode: &str, _: usize) -> Result<(), Error> {
-    Err(format!("mode `{mode}` needs synthpool: built without it, only `digest` runs").into())
+    Err(
+        format!("mode `{mode}` needs synthpool: built without it, `bellperson` and `digest` run")
+            .into(),
+    )
 }

@@ -48,7 +48,10 @@ pub fn run<C: Circuit<Fr> + Clone + Send>(
             "direct" => drop(synthpool::synthesize(circuit)?),
             "none" => {}
             other => {
-                return Err(format!("mode `{other}`: pce, direct, none, prove or digest").into())
+                return Err(format!(
+                    "mode `{other}`: pce, direct, none, prove, bellperson or digest"
+                )
+                .into())
             }
         }
         total.push(per_constraint(t0, Instant::now()));
