@@ -28,6 +28,7 @@ use super::coefficients::{
     CoefficientTable, FieldClass, IntegerField, LARGE_GENERAL, LARGE_NEGATIVE, LARGE_TWO,
     SECOND_POWER, SMALL_MIN, SMALL_SUMS,
 };
+use super::field_rows::{FieldRows, UNIT};
 use super::fill::fill_three;
 use super::kinds::{ValueKinds, KIND_ONE, KIND_ZERO};
 use super::layout::{BlockClass, MatrixLayout, BLOCK};
@@ -49,6 +50,8 @@ struct Rows<'a, Scalar> {
     table: &'a CoefficientTable<Scalar>,
     /// Per matrix, what evaluation derived from it.
     layouts: &'a [MatrixLayout; 3],
+    /// The stretches of constraints evaluated in the field a constraint at a time.
+    field_rows: &'a FieldRows,
     /// The rows of A that state a value, when they were checked to hold together: each
     /// one's A is its stated value.
     claims: Option<&'a Claims<Scalar>>,
@@ -218,7 +221,8 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
 
     /// Evaluates rows `first..first + rows` (A·w, B·w, C·w for each), with `sum` summing one
     /// row's terms, into `out`; returns the first row not satisfied. Works in blocks of
-    /// rows, one matrix at a time, so each pass keeps its few values in registers.
+    /// rows, one matrix at a time, so each pass keeps its few values in registers; the
+    /// pieces of a block inside a stretch of field rows go a constraint at a time instead.
     #[inline(always)]
     fn constraints<S: RowSum<Scalar>, O: BlockOutput<Scalar>>(
         &self,
@@ -231,17 +235,15 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         let mut integers = [[NOT_INTEGER; BLOCK]; 3];
         let mut failed = None;
         for offset in (0..rows).step_by(BLOCK) {
-            let (start, count) = (first + offset, BLOCK.min(rows - offset));
-            let [a, b, c] = out.block(offset, count);
-            let [ia, ib, ic] = &mut integers;
-            let (ia, ib, ic) = (&mut ia[..count], &mut ib[..count], &mut ic[..count]);
-            // Blocks start at multiples of BLOCK (chunks at multiples of ROWS_PER_TASK).
+            let (block, count) = (first + offset, BLOCK.min(rows - offset));
+            // Blocks start at multiples of BLOCK (chunks at multiples of ROWS_PER_TASK), so
+            // a piece lies within one block and takes its classes.
             let class = |m: usize| {
                 let layout = &self.layouts[m];
                 BlockLayout {
                     class: layout
                         .classes
-                        .get(start / BLOCK)
+                        .get(block / BLOCK)
                         .copied()
                         .unwrap_or(BlockClass::Mixed),
                     runs: &layout.runs,
@@ -251,14 +253,102 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
                     claims: self.claims.filter(|_| m == 0),
                 }
             };
-            sum.pass(&matrices[0], start, a, ia, class(0));
-            sum.pass(&matrices[1], start, b, ib, class(1));
-            sum.pass(&matrices[2], start, c, ic, class(2));
-            let unsatisfied = sum.finish([a, b, c], &integers);
-            failed = failed.or(unsatisfied.map(|row| start + row));
-            out.commit(count);
+            self.field_rows.pieces(block, count, |start, count, field| {
+                let [a, b, c] = out.block(start - first, count);
+                let unsatisfied = if field {
+                    self.field_constraints(matrices, start, [a, b, c])
+                } else {
+                    let [ia, ib, ic] = &mut integers;
+                    let (ia, ib, ic) = (&mut ia[..count], &mut ib[..count], &mut ic[..count]);
+                    sum.pass(&matrices[0], start, a, ia, class(0));
+                    sum.pass(&matrices[1], start, b, ib, class(1));
+                    sum.pass(&matrices[2], start, c, ic, class(2));
+                    sum.finish([a, b, c], &integers)
+                };
+                failed = failed.or(unsatisfied.map(|row| start + row));
+                out.commit(count);
+            });
         }
         failed
+    }
+
+    /// Constraints `first..first + a.len()` of a stretch of field rows, a constraint at a
+    /// time in the field: each side is its value plus its constant (or, for an A that
+    /// states a value whose claims held, that value; any other row is summed); returns the
+    /// first (of these) that is not satisfied. The check is the product itself unless B
+    /// is 1 (a row stating a value): these values are seldom 0 or 1, so looking for those
+    /// first costs more than it saves.
+    #[inline(never)]
+    fn field_constraints(
+        &self,
+        matrices: &[Matrix; 3],
+        first: usize,
+        [a, b, c]: [&mut [Scalar]; 3],
+    ) -> Option<usize> {
+        let holds = |a: &Scalar, b: &Scalar, c: &Scalar| {
+            if *b == Scalar::ONE {
+                a == c
+            } else {
+                *a * b == *c
+            }
+        };
+        let n = a.len();
+        let [ma, mb, mc] = matrices;
+        let (mut ta, mut tb, mut tc) = (
+            Terms::new(ma, first, n),
+            Terms::new(mb, first, n),
+            Terms::new(mc, first, n),
+        );
+        let mut all_hold = true;
+        for (row, ((a, b), c)) in a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut()).enumerate() {
+            let terms = ta.next(row);
+            *a = match self.field_side(terms) {
+                Some(value) => value,
+                None => self.stated_or_summed(first + row, terms),
+            };
+            *b = self.field_side_or_sum(tb.next(row));
+            *c = self.field_side_or_sum(tc.next(row));
+            all_hold &= holds(a, b, c);
+        }
+        if all_hold {
+            return None;
+        }
+        let mut rows = a.iter().zip(b.iter()).zip(c.iter());
+        rows.position(|((a, b), c)| !holds(a, b, c))
+    }
+
+    /// A side of a field row: a value with coefficient 1 and a constant on the one, either
+    /// absent; `None` for any other row.
+    #[inline(always)]
+    fn field_side(&self, (columns, ids): (&[u32], &[u16])) -> Option<Scalar> {
+        let one = self.aux.len() as u32;
+        let constant = |id: u16| self.table.values[usize::from(id)];
+        Some(match (columns, ids) {
+            ([x], [UNIT]) if *x != one => self.value(*x),
+            ([x], [id]) if *x == one => constant(*id),
+            ([x, k], [UNIT, id]) if *x != one && *k == one => self.value(*x) + constant(*id),
+            ([k, x], [id, UNIT]) if *x != one && *k == one => constant(*id) + self.value(*x),
+            ([], []) => Scalar::ZERO,
+            _ => return None,
+        })
+    }
+
+    /// [`Self::field_side`], or the row summed.
+    #[inline(always)]
+    fn field_side_or_sum(&self, terms: (&[u32], &[u16])) -> Scalar {
+        self.field_side(terms)
+            .unwrap_or_else(|| self.field_row(terms.0, terms.1))
+    }
+
+    /// Row `row` of A when it is not a field side: the value it states when the claims
+    /// held, else its sum.
+    #[cold]
+    #[inline(never)]
+    fn stated_or_summed(&self, row: usize, (columns, ids): (&[u32], &[u16])) -> Scalar {
+        match self.claims.and_then(|claims| claims.stated(row)) {
+            Some(stated) => self.value(stated),
+            None => self.field_row(columns, ids),
+        }
     }
 
     /// [`Self::constraints`] with the fastest row sum this field allows.
@@ -276,6 +366,36 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             }
             None => self.constraints(matrices, first, rows, out, FieldSum { rows: self }),
         }
+    }
+}
+
+/// One matrix's rows `first..first + n`, read in order.
+struct Terms<'m> {
+    /// The end of each row's terms.
+    ends: &'m [u32],
+    columns: &'m [u32],
+    ids: &'m [u16],
+    /// Where the next row's terms start.
+    at: usize,
+}
+
+impl<'m> Terms<'m> {
+    fn new(matrix: &'m Matrix, first: usize, n: usize) -> Self {
+        Terms {
+            ends: &matrix.row_starts[first + 1..=first + n],
+            columns: &matrix.columns,
+            ids: &matrix.coeff_ids,
+            at: matrix.row_starts[first] as usize,
+        }
+    }
+
+    /// The terms of row `first + row`, called for each row in order.
+    #[inline(always)]
+    fn next(&mut self, row: usize) -> (&'m [u32], &'m [u16]) {
+        let end = self.ends[row] as usize;
+        let terms = self.at..end;
+        self.at = end;
+        (&self.columns[terms.clone()], &self.ids[terms])
     }
 }
 
@@ -548,7 +668,7 @@ impl<Scalar: PrimeField> RowSum<Scalar> for FieldSum<'_, '_, Scalar> {
 /// zero-filling first), and must already hold the rows' capacity.
 #[inline(never)] // called once per evaluation; kept apart so profiles can single it out
 pub(crate) fn evaluate_rows<Scalar: PrimeField>(
-    (matrices, layouts): (&[Matrix; 3], &[MatrixLayout; 3]),
+    (matrices, layouts, field_rows): (&[Matrix; 3], &[MatrixLayout; 3], &FieldRows),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
     (kinds, claims): (&ValueKinds, Option<&Claims<Scalar>>),
@@ -560,6 +680,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
         kinds,
         table,
         layouts,
+        field_rows,
         claims,
     };
     let count = matrices[0].rows();
@@ -594,7 +715,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
 /// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
 /// b, c), evaluated on the rayon pool a chunk at a time, every row summed (no claims).
 pub(crate) fn first_difference<Scalar: PrimeField>(
-    (matrices, layouts): (&[Matrix; 3], &[MatrixLayout; 3]),
+    (matrices, layouts, field_rows): (&[Matrix; 3], &[MatrixLayout; 3], &FieldRows),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
     kinds: &ValueKinds,
@@ -606,6 +727,7 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
         kinds,
         table,
         layouts,
+        field_rows,
         claims: None,
     };
     let chunks = expected[0].len().div_ceil(ROWS_PER_TASK);
@@ -746,6 +868,7 @@ mod tests {
             kinds: &kinds,
             table: &table,
             layouts: &layouts,
+            field_rows: &FieldRows::default(),
             claims: None,
         };
         let sum = IntegerSum {
@@ -810,6 +933,7 @@ mod tests {
             kinds: &kinds,
             table: &table,
             layouts: &layouts,
+            field_rows: &FieldRows::default(),
             claims: None,
         };
         let sum = IntegerSum {
@@ -849,6 +973,105 @@ mod tests {
             }
             assert_eq!(expected[0] * expected[1] == expected[2], holds, "row {row}");
         }
+    }
+
+    /// A stretch of Poseidon-shaped constraints (a row stating a value, then an s-box with
+    /// round keys) takes the field path: the same a, b, c as summing every term, and a wrong
+    /// x² or x⁴, which no stated row reads, is named by its row while the claims still hold.
+    #[test]
+    fn field_stretches_give_the_summed_rows_and_find_a_wrong_power() {
+        use super::super::claims::Claims;
+        use super::super::field_rows::FieldRows;
+        let mut rng = XorShiftRng::seed_from_u64(41);
+        let (g, h, pre, post) = [(); 4].map(|_| Fr::random(&mut rng)).into();
+        // Dictionary: 1, -1, then general coefficients (id 5 is -post).
+        let dictionary = vec![Fr::ONE, -Fr::ONE, g, h, pre, -post];
+        let table = CoefficientTable::new(dictionary.clone());
+        let general = |id: u16| table.is_general(id);
+        // Aux: x0, x1 (inputs to the MDS row), v, v², v⁴, (v⁴·(v + pre)) + post; the one
+        // after them.
+        let (x0, x1) = (Fr::random(&mut rng), Fr::random(&mut rng));
+        let v = g * x0 + h * x1 + pre;
+        let (v2, v4) = (v.square(), v.square().square());
+        let v5 = v4 * (v + pre) + post;
+        let aux = vec![x0, x1, v, v2, v4, v5];
+        let one = aux.len() as u32;
+        let inputs = vec![Fr::ONE];
+        // Row 0: x0·1 = x0, outside any stretch (no general coefficient); 1: g·x0 + h·x1 + pre states v; 2: v·v =
+        // v²; 3: v²·v² = v⁴; 4: (v + pre)·v⁴ = v5 - post; 5: one more plain product.
+        let a = Matrix::from_rows([
+            &[(0, 0)][..],
+            &[(0, 2), (1, 3), (one, 4)],
+            &[(2, 0)],
+            &[(3, 0)],
+            &[(2, 0), (one, 4)],
+            &[(5, 0)],
+        ]);
+        let b = Matrix::from_rows([
+            &[(one, 0)][..],
+            &[(one, 0)],
+            &[(2, 0)],
+            &[(3, 0)],
+            &[(4, 0)],
+            &[(one, 0)],
+        ]);
+        let c = Matrix::from_rows([
+            &[(0, 0)][..],
+            &[(2, 0)],
+            &[(3, 0)],
+            &[(4, 0)],
+            &[(5, 0), (one, 5)],
+            &[(5, 0)],
+        ]);
+        let matrices = [a, b, c];
+        let claims = Claims::new(&matrices, one, &dictionary, general);
+        assert_eq!(claims.len(), 1);
+        let field_rows =
+            FieldRows::new(&matrices, one, general, |row| claims.stated(row).is_some());
+        let mut seen = Vec::new();
+        field_rows.pieces(0, 6, |start, count, field| seen.push((start, count, field)));
+        assert_eq!(seen, [(0, 1, false), (1, 4, true), (5, 1, false)]);
+        let layouts = [0, 1, 2].map(|m| {
+            let claimed = |row: usize| m == 0 && claims.stated(row).is_some();
+            MatrixLayout::new(&matrices[m], &table, one, &claimed)
+        });
+        let evaluate = |aux: &[Fr], stretches: &FieldRows| {
+            let mut kinds = ValueKinds::default();
+            kinds.classify(&inputs, aux).unwrap();
+            kinds.convert_wide(&layouts, [&inputs[..], aux]).unwrap();
+            let values = [&inputs[..], aux];
+            let held = claims.hold(values).then_some(&claims);
+            let mut out: [Vec<Fr>; 3] = Default::default();
+            for vector in &mut out {
+                vector.reserve(6);
+            }
+            let [va, vb, vc] = &mut out;
+            let failed = evaluate_rows(
+                (&matrices, &layouts, stretches),
+                &table,
+                values,
+                (&kinds, held),
+                [va, vb, vc],
+            );
+            (failed, held.is_some(), out)
+        };
+        let (failed, held, by_stretch) = evaluate(&aux, &field_rows);
+        assert_eq!((failed, held), (None, true));
+        let (_, _, summed) = evaluate(&aux, &FieldRows::default());
+        assert_eq!(by_stretch, summed, "the same rows on either path");
+        assert_eq!(by_stretch[0][1..5], [v, v, v2, v + pre]);
+        assert_eq!(by_stretch[2][4], v5 - post);
+        for (wrong, row) in [(3, 2), (4, 3), (5, 4)] {
+            let mut tampered = aux.clone();
+            tampered[wrong] += Fr::ONE;
+            let (failed, held, _) = evaluate(&tampered, &field_rows);
+            assert_eq!((failed, held), (Some(row), true), "aux {wrong} changed");
+        }
+        // A wrong value a stated row reads fails the claims; the rows are summed and the
+        // stated row named.
+        let mut tampered = aux.clone();
+        tampered[1] += Fr::ONE;
+        assert_eq!(evaluate(&tampered, &field_rows).0, Some(1));
     }
 
     #[test]

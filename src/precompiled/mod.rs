@@ -40,6 +40,7 @@
 
 mod claims;
 mod coefficients;
+mod field_rows;
 mod file;
 mod fill;
 mod kernel;
@@ -68,6 +69,7 @@ use self::record::{Companion, Recorder, StructureOnly};
 
 use self::claims::Claims;
 use self::coefficients::CoefficientTable;
+use self::field_rows::FieldRows;
 use self::kinds::ValueKinds;
 use self::layout::MatrixLayout;
 use self::matrix::validate;
@@ -92,6 +94,8 @@ pub struct Recording<Scalar: PrimeField> {
     densities: [DensityTracker; 3],
     /// The rows that state a value, checked together instead of summed.
     claims: Claims<Scalar>,
+    /// The stretches of constraints evaluated in the field a constraint at a time.
+    field_rows: FieldRows,
 }
 
 /// A summary: the matrices are gigabytes on a real circuit.
@@ -168,8 +172,15 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             let claimed = |row: usize| m == 0 && claims.stated(row).is_some();
             MatrixLayout::new(&matrices[m], &coefficients, one, &claimed)
         });
+        let field_rows = FieldRows::new(
+            &matrices,
+            one,
+            |id| coefficients.is_general(id),
+            |row| claims.stated(row).is_some(),
+        );
         Ok(Recording {
             claims,
+            field_rows,
             inputs,
             aux,
             coefficients,
@@ -266,7 +277,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let matrices: usize = self.matrices.iter().map(Matrix::bytes).sum();
         let layouts: usize = self.layouts.iter().map(MatrixLayout::bytes).sum();
         let dictionary = self.dictionary_len() * std::mem::size_of::<Scalar>();
-        let derived = layouts + self.claims.bytes();
+        let derived = layouts + self.claims.bytes() + self.field_rows.bytes();
         (matrices + derived + dictionary) as f64 / self.nonzeros().max(1) as f64
     }
 
@@ -366,7 +377,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let values = [&vectors.input_assignment[..], &vectors.aux_assignment[..]];
         kinds.convert_wide(&self.layouts, values)?;
         let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
-        let matrices = (&self.matrices, &self.layouts);
+        let matrices = (&self.matrices, &self.layouts, &self.field_rows);
         match kernel::first_difference(matrices, &self.coefficients, values, &kinds, rows) {
             None => Ok(()),
             Some(row) => Err(Error::InvalidRecording(format!(
@@ -412,7 +423,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let values = [&witness.inputs[..], &witness.aux[..]];
         let claims = (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
         let failed = kernel::evaluate_rows(
-            (&self.matrices, &self.layouts),
+            (&self.matrices, &self.layouts, &self.field_rows),
             &self.coefficients,
             values,
             (kinds, claims),
