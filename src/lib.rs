@@ -37,6 +37,8 @@ mod error;
 mod eval;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
 pub mod groth16;
+#[cfg(feature = "neptune-11")]
+mod lanes;
 mod pool;
 #[cfg(feature = "neptune-11")]
 pub mod poseidon;

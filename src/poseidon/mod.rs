@@ -25,6 +25,9 @@
 mod constraints;
 mod montgomery_sums;
 mod native;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod native_lanes;
 mod partial_rows;
 
 use bellpepper_core::num::AllocatedNum;

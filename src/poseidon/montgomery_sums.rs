@@ -14,20 +14,11 @@
 //! partial rounds' updates `x + first · v`, one product each: reduced alone, a wide product
 //! measured slower than blst's multiplication.
 
-use std::any::{Any, TypeId};
-
-use blst::blst_fr;
 use ff::PrimeField;
 
-use crate::wide_sum::{montgomery_inverse, Multiplier, WideSum};
+use crate::lanes::{is_blstrs, limbs, set_limbs, P};
 
-/// The modulus `p` of the BLS12-381 scalar field, little-endian.
-const P: [u64; 4] = [
-    0xffff_ffff_0000_0001,
-    0x53bd_a402_fffe_5bfe,
-    0x3339_d808_09a1_d805,
-    0x73ed_a753_299d_7d48,
-];
+use crate::wide_sum::{montgomery_inverse, Multiplier, WideSum};
 
 /// `-p⁻¹ mod 2^64`, Montgomery's constant.
 const INV: u64 = montgomery_inverse(P[0]);
@@ -36,8 +27,6 @@ const INV: u64 = montgomery_inverse(P[0]);
 /// less than `12p²`, which four reduction steps take below `12p²/2^256 + p < 7p`, six
 /// subtractions at most. Neptune's widths for Filecoin's arities (3, 5, 9, 12) fit.
 const MAX_TERMS: usize = 12;
-
-type Limbs = [u64; 4];
 
 /// The MDS products on BLS12-381 scalars, summed wide: made only for blstrs' scalars on a
 /// CPU with the assembly product.
@@ -48,7 +37,7 @@ pub(super) struct MontgomerySums {
 impl MontgomerySums {
     /// The sums for `Scalar`, if it is `blstrs::Scalar` and this CPU has the wide product.
     pub(super) fn for_field<Scalar: PrimeField>() -> Option<MontgomerySums> {
-        if TypeId::of::<Scalar>() != TypeId::of::<blstrs::Scalar>() {
+        if !is_blstrs::<Scalar>() {
             return None;
         }
         let multiplier = Multiplier::detect();
@@ -96,26 +85,6 @@ impl MontgomerySums {
         set_limbs(&mut out, sum.reduce::<4>(&P, INV));
         Some(out)
     }
-}
-
-/// The Montgomery limbs of `value`, through blstrs' public conversion to blst's `blst_fr`
-/// (the type check is resolved at compile time: `Scalar` is known where this is inlined).
-/// Only called once `Scalar` is known to be blstrs'.
-#[inline(always)]
-fn limbs<Scalar: PrimeField>(value: &Scalar) -> Limbs {
-    let value: &blstrs::Scalar = (value as &dyn Any)
-        .downcast_ref()
-        .expect("only blstrs scalars take the wide sums");
-    blst_fr::from(*value).l
-}
-
-/// Sets `value` to the scalar whose Montgomery limbs are `limbs`, a fully reduced sum.
-#[inline(always)]
-fn set_limbs<Scalar: PrimeField>(value: &mut Scalar, limbs: Limbs) {
-    let value: &mut blstrs::Scalar = (value as &mut dyn Any)
-        .downcast_mut()
-        .expect("only blstrs scalars take the wide sums");
-    *value = blstrs::Scalar::from(blst_fr { l: limbs });
 }
 
 #[cfg(test)]

@@ -20,14 +20,30 @@ where
     Scalar: PrimeField,
     A: Arity<Scalar>,
 {
-    let mut state = Vec::with_capacity(schedule.width);
-    state.push(schedule.constants.domain_tag);
-    state.extend_from_slice(preimage);
-    let mut mixer = Mixer::new(schedule.width);
     // Every aux value but the hash, in the constraint path's order. `allocate_empty`, not
     // `allocate_empty_aux`: it is the one every witness generator implements (bellperson's
     // and bellpepper's `WitnessCS` have no other), and the trait's defaults panic.
     let (slots, _) = cs.allocate_empty(schedule.aux() - 1, 0);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(ifma) = super::native_lanes::lanes_for::<Scalar>(schedule.width) {
+        let hash = super::native_lanes::permute(ifma, schedule, preimage, slots);
+        return finish(cs, schedule, hash);
+    }
+    let hash = permute(schedule, preimage, slots);
+    finish(cs, schedule, hash)
+}
+
+/// The permutation on field elements: writes every aux value but the hash into `slots`,
+/// in the constraint path's order, and returns the hash.
+pub(super) fn permute<Scalar: PrimeField, A: Arity<Scalar>>(
+    schedule: &Schedule<'_, Scalar, A>,
+    preimage: &[Scalar],
+    slots: &mut [Scalar],
+) -> Scalar {
+    let mut state = Vec::with_capacity(schedule.width);
+    state.push(schedule.constants.domain_tag);
+    state.extend_from_slice(preimage);
+    let mut mixer = Mixer::new(schedule.width);
     let mut written = 0;
     let mut put = |value: Scalar| {
         slots[written] = value;
@@ -70,7 +86,21 @@ where
         }
     }
     debug_assert_eq!(written, schedule.aux() - 1, "every slot written");
-    let hash = AllocatedNum::alloc(cs.namespace(|| "hash result"), || Ok(state[1]))?;
+    state[1]
+}
+
+/// Allocates the hash as a real variable and counts the hash's constraints.
+fn finish<CS, Scalar, A>(
+    cs: &mut CS,
+    schedule: &Schedule<'_, Scalar, A>,
+    hash: Scalar,
+) -> Result<AllocatedNum<Scalar>, SynthesisError>
+where
+    CS: ConstraintSystem<Scalar>,
+    Scalar: PrimeField,
+    A: Arity<Scalar>,
+{
+    let hash = AllocatedNum::alloc(cs.namespace(|| "hash result"), || Ok(hash))?;
     for _ in 0..schedule.constraints() {
         cs.enforce(|| "", |lc| lc, |lc| lc, |lc| lc);
     }

@@ -13,6 +13,10 @@
 //! `rows / 2^128` over the draw (`ρ` comes from 128 bits of the process's randomness).
 //! When the sum is not zero, every claimed row is summed exactly instead, so an
 //! unsatisfied row is found and named as any other.
+//!
+//! The folded coefficients are kept as `16·γ_k`: the sum is zero exactly when the sum of
+//! the `γ_k · w_k` is (16 is invertible), and that is the form the eight-lane products take
+//! their constants in (`crate::lanes`), so both paths read the same coefficients.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -29,7 +33,8 @@ pub(crate) struct Claims<Scalar> {
     rows: RankedRows,
     /// Per claimed row, the position of its stated value `v`.
     stated: Vec<u32>,
-    /// The distinct positions the check reads, and their folded coefficients `γ_k`.
+    /// The distinct positions the check reads, and their folded coefficients `γ_k`, times
+    /// 16.
     positions: Vec<u32>,
     coefficients: Vec<Scalar>,
 }
@@ -102,7 +107,11 @@ impl<Scalar: PrimeField> Claims<Scalar> {
             // A recording without claimed rows holds nothing for them.
             return Claims::default();
         }
-        let mut folded: Vec<(u32, Scalar)> = folded.into_iter().collect();
+        let sixteen = Scalar::from(16);
+        let mut folded: Vec<(u32, Scalar)> = folded
+            .into_iter()
+            .map(|(position, gamma)| (position, gamma * sixteen))
+            .collect();
         folded.sort_unstable_by_key(|(position, _)| *position);
         (claims.positions, claims.coefficients) = folded.into_iter().unzip();
         claims.rows = claimed.ranked();
@@ -113,18 +122,24 @@ impl<Scalar: PrimeField> Claims<Scalar> {
     /// inputs): the folded sum is zero.
     pub(crate) fn hold(&self, [inputs, aux]: [&[Scalar]; 2]) -> bool {
         let value = |position: u32| match aux.get(position as usize) {
-            Some(value) => *value,
-            None => inputs[position as usize - aux.len()],
+            Some(value) => value,
+            None => &inputs[position as usize - aux.len()],
         };
+        #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
+        let lanes = super::lanes_x86_64::Lanes::for_field::<Scalar>();
         let sum = self
             .positions
             .par_chunks(1 << 12)
             .zip(self.coefficients.par_chunks(1 << 12))
             .map(|(positions, coefficients)| {
+                #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
+                if let Some(lanes) = lanes {
+                    return lanes.dot(positions, coefficients, value);
+                }
                 positions
                     .iter()
                     .zip(coefficients)
-                    .fold(Scalar::ZERO, |acc, (&p, c)| acc + value(p) * c)
+                    .fold(Scalar::ZERO, |acc, (&p, c)| acc + *value(p) * c)
             })
             .reduce(|| Scalar::ZERO, |x, y| x + y);
         sum == Scalar::ZERO

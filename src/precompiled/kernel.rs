@@ -275,9 +275,10 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
     /// Constraints `first..first + a.len()` of a stretch of field rows, a constraint at a
     /// time in the field: each side is its value plus its constant (or, for an A that
     /// states a value whose claims held, that value; any other row is summed); returns the
-    /// first (of these) that is not satisfied. The check is the product itself unless B
-    /// is 1 (a row stating a value): these values are seldom 0 or 1, so looking for those
-    /// first costs more than it saves.
+    /// first (of these) that is not satisfied. A row whose B is 1 (one stating a value)
+    /// holds when A is C; the others' products are checked together after the loop, eight
+    /// at a time where the CPU allows. Their values are seldom 0 or 1, so looking for
+    /// those first would cost more than it saves.
     #[inline(never)]
     fn field_constraints(
         &self,
@@ -285,13 +286,6 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         first: usize,
         [a, b, c]: [&mut [Scalar]; 3],
     ) -> Option<usize> {
-        let holds = |a: &Scalar, b: &Scalar, c: &Scalar| {
-            if *b == Scalar::ONE {
-                a == c
-            } else {
-                *a * b == *c
-            }
-        };
         let n = a.len();
         let [ma, mb, mc] = matrices;
         let (mut ta, mut tb, mut tc) = (
@@ -299,6 +293,9 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             Terms::new(mb, first, n),
             Terms::new(mc, first, n),
         );
+        // Pieces are at most a block long.
+        let mut products = [0u16; BLOCK];
+        let mut count = 0;
         let mut all_hold = true;
         for (row, ((a, b), c)) in a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut()).enumerate() {
             let terms = ta.next(row);
@@ -308,13 +305,19 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             };
             *b = self.field_side_or_sum(tb.next(row));
             *c = self.field_side_or_sum(tc.next(row));
-            all_hold &= holds(a, b, c);
+            if *b == Scalar::ONE {
+                all_hold &= a == c;
+            } else {
+                products[count] = row as u16;
+                count += 1;
+            }
         }
+        all_hold &= products_hold([a, b, c], &products[..count]);
         if all_hold {
             return None;
         }
         let mut rows = a.iter().zip(b.iter()).zip(c.iter());
-        rows.position(|((a, b), c)| !holds(a, b, c))
+        rows.position(|((a, b), c)| *a * b != *c)
     }
 
     /// A side of a field row: a value with coefficient 1 and a constant on the one, either
@@ -367,6 +370,20 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             None => self.constraints(matrices, first, rows, out, FieldSum { rows: self }),
         }
     }
+}
+
+/// Whether `a[r] · b[r] = c[r]` for each of `rows`: eight at a time on lanes where the
+/// field and CPU have them, one by one otherwise.
+#[inline]
+fn products_hold<Scalar: PrimeField>([a, b, c]: [&[Scalar]; 3], rows: &[u16]) -> bool {
+    #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
+    if let Some(lanes) = super::lanes_x86_64::Lanes::for_field::<Scalar>() {
+        return lanes.products_hold([a, b, c], rows);
+    }
+    rows.iter().all(|&r| {
+        let r = usize::from(r);
+        a[r] * b[r] == c[r]
+    })
 }
 
 /// One matrix's rows `first..first + n`, read in order.

@@ -45,6 +45,9 @@ mod file;
 mod fill;
 mod kernel;
 mod kinds;
+#[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
+#[allow(unsafe_code)]
+mod lanes_x86_64;
 mod layout;
 mod matrix;
 mod output;

@@ -71,7 +71,7 @@ where
     Scalar: PrimeField,
     CS: ConstraintSystem<Scalar>,
 {
-    if input.len() % 8 != 0 {
+    if !input.len().is_multiple_of(8) {
         return Err(length_error("sha256", "a multiple of 8", input.len()));
     }
     let bit_len = input.len() as u64;

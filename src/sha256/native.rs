@@ -163,7 +163,7 @@ impl Tape {
 
     /// An allocated bit with its boolean (or gate) constraint.
     fn alloc(&mut self, value: bool) {
-        if self.len % 64 == 0 {
+        if self.len.is_multiple_of(64) {
             self.bits.push(0);
         }
         if value {

@@ -253,7 +253,7 @@ fn insert<CS: ConstraintSystem<Fr>>(
 /// Bits padded to whole bytes, each byte's bits reversed (storage-proofs'
 /// `reverse_bit_numbering`, and filecoin-hashers' byte order for SHA-256 preimages).
 fn reverse_bits_in_bytes(mut bits: Vec<Boolean>) -> Vec<Boolean> {
-    while bits.len() % 8 != 0 {
+    while !bits.len().is_multiple_of(8) {
         bits.push(Boolean::constant(false));
     }
     bits.chunks(8)
