@@ -157,7 +157,7 @@ fn run(
     shape: Shape,
     precompiled: &Precompiled,
 ) -> Option<PoolStats> {
-    match variant.path {
+    variant.with_settings(|| match variant.path {
         Path::Direct => {
             workload
                 .synthesize(variant.gadgets, &variant.options(shape))
@@ -175,7 +175,7 @@ fn run(
                 .expect("the bench circuits are satisfiable");
             None
         }
-    }
+    })
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -211,10 +211,10 @@ fn precompiled_split(
         Workload::evaluate(recording, buffers, witness, recycled).expect("shapes match");
         (witness_ns, start.elapsed().as_nanos() as f64 / n)
     };
-    match variant.path {
+    variant.with_settings(|| match variant.path {
         Path::OneThread { .. } => on_one_thread(|| split(buffers)),
         _ => split(buffers),
-    }
+    })
 }
 
 fn measure(

@@ -57,6 +57,14 @@ impl<Scalar: PrimeField> Observe for ProvingAssignment<Scalar> {
     }
 }
 
+/// Turns the eight-lane products (AVX-512 IFMA) of Poseidon's native witness and of
+/// pre-compiled evaluation off or back on, for the whole process. They are on by default
+/// where the CPU has them; off, every product takes the scalar path, with the same results.
+#[cfg(feature = "neptune-11")]
+pub fn set_lanes(on: bool) {
+    crate::lanes::set_enabled(on);
+}
+
 /// What a drop-in does with the first member of a structure it has not seen: records the
 /// circuit while synthesizing it directly, and checks that the recording reproduces those
 /// vectors. The bench times it as the first batch's cost.

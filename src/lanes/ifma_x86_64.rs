@@ -1,13 +1,13 @@
 //! The eight-lane arithmetic on AVX-512 IFMA (`vpmadd52luq`, `vpmadd52huq`). Every
 //! function that computes is a `#[target_feature]` function, safe to call from another
 //! with the same features (callers' kernels are) and inlined there; the only `unsafe` is
-//! moving eight words in and out of a vector register.
+//! reading a vector register's eight words.
 
 use std::arch::x86_64::{
     __m512i, _mm512_add_epi64, _mm512_and_si512, _mm512_cmpeq_epi64_mask, _mm512_cmplt_epi64_mask,
     _mm512_madd52hi_epu64, _mm512_madd52lo_epu64, _mm512_mask_blend_epi64, _mm512_or_si512,
-    _mm512_reduce_add_epi64, _mm512_set1_epi64, _mm512_setzero_si512, _mm512_slli_epi64,
-    _mm512_srli_epi64, _mm512_sub_epi64,
+    _mm512_reduce_add_epi64, _mm512_set1_epi64, _mm512_set_epi64, _mm512_setzero_si512,
+    _mm512_slli_epi64, _mm512_srli_epi64, _mm512_sub_epi64,
 };
 
 use super::P;
@@ -47,27 +47,23 @@ const fn split(x: [u64; 4]) -> [u64; 5] {
 pub(crate) struct Ifma(());
 
 impl Ifma {
-    /// `Some` when the CPU has both (std caches the answer).
+    /// `Some` when the CPU has both (std caches the answer) and the lanes are not turned
+    /// off.
+    #[inline]
     pub(crate) fn detect() -> Option<Ifma> {
-        (std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512ifma"))
-            .then_some(Ifma(()))
+        (super::enabled()
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512ifma"))
+        .then_some(Ifma(()))
     }
-}
-
-/// Eight words as a vector.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn vector(words: [u64; 8]) -> __m512i {
-    // SAFETY: `[u64; 8]` and `__m512i` are both 64 bytes and every bit pattern is valid for
-    // either; transmute copies the bytes.
-    unsafe { std::mem::transmute::<[u64; 8], __m512i>(words) }
 }
 
 /// A vector's eight words.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn words(v: __m512i) -> [u64; 8] {
-    // SAFETY: as in `vector`, the other way.
+    // SAFETY: `__m512i` and `[u64; 8]` are both 64 bytes and every bit pattern is valid for
+    // either; transmute copies the bytes.
     unsafe { std::mem::transmute::<__m512i, [u64; 8]>(v) }
 }
 
@@ -99,7 +95,12 @@ pub(crate) struct Wide8 {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn split8(values: &[[u64; 4]; 8]) -> [__m512i; 5] {
-    let limb = |k: usize| vector(std::array::from_fn(|lane| values[lane][k]));
+    // Set from registers, not stored and loaded back: a vector load of eight words just
+    // stored one by one waits for the stores.
+    let limb = |k: usize| {
+        let v = |lane: usize| values[lane][k] as i64;
+        _mm512_set_epi64(v(7), v(6), v(5), v(4), v(3), v(2), v(1), v(0))
+    };
     let (x0, x1, x2, x3) = (limb(0), limb(1), limb(2), limb(3));
     let mask = _mm512_set1_epi64(MASK as i64);
     let join = |low: __m512i, high: __m512i, shift: u32| {

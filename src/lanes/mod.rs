@@ -24,9 +24,25 @@ mod ifma_x86_64;
 pub(crate) use ifma_x86_64::{Fr8, Ifma, Wide8};
 
 use std::any::{Any, TypeId};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use blst::blst_fr;
 use ff::PrimeField;
+
+/// Set when the bench turns the lanes off (`tuning::set_lanes`); read once per hash or
+/// evaluated stretch.
+static OFF: AtomicBool = AtomicBool::new(false);
+
+/// Turns the lanes off or back on for the whole process.
+pub(crate) fn set_enabled(on: bool) {
+    OFF.store(!on, Ordering::Relaxed);
+}
+
+/// Whether the lanes may be used (they are unless turned off).
+#[inline]
+pub(crate) fn enabled() -> bool {
+    !OFF.load(Ordering::Relaxed)
+}
 
 /// Whether `Scalar` is blstrs' scalar, the one type these limbs describe.
 #[inline(always)]

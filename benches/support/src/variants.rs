@@ -35,6 +35,8 @@ pub struct Variant {
     pub gadgets: GadgetSet,
     /// How the circuit is synthesized.
     pub path: Path,
+    /// Whether Poseidon's products may take the eight-lane (AVX-512 IFMA) path.
+    pub lanes: bool,
 }
 
 /// How a variant synthesizes.
@@ -75,6 +77,15 @@ impl Path {
 }
 
 impl Variant {
+    /// Runs `work` with this variant's process-wide settings (the lanes), then restores the
+    /// defaults.
+    pub fn with_settings<R>(&self, work: impl FnOnce() -> R) -> R {
+        tuning::set_lanes(self.lanes);
+        let result = work();
+        tuning::set_lanes(true);
+        result
+    }
+
     /// The synthesis options of this variant for a circuit of `shape`.
     pub fn options(&self, shape: Shape) -> SynthesisOptions {
         SynthesisOptions::default()
@@ -122,6 +133,7 @@ const fn direct(
         presize,
         gadgets,
         path: Path::Direct,
+        lanes: true,
     }
 }
 
@@ -135,6 +147,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         presize: false,
         gadgets: GadgetSet::Synthpool,
         path,
+        lanes: true,
     }
 }
 
@@ -152,7 +165,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 18] = [
+pub const VARIANTS: [Variant; 19] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -242,6 +255,17 @@ pub const VARIANTS: [Variant; 18] = [
             native: true,
         },
     ),
+    Variant {
+        lanes: false,
+        ..precompiled(
+            "pce-scalar-1t",
+            "as pce-reuse-1t, every product scalar: the eight-lane (AVX-512 IFMA) path off",
+            Path::OneThread {
+                recycled: true,
+                native: true,
+            },
+        )
+    },
     precompiled(
         "pce-gadget-witness-1t",
         "as pce-reuse-1t, the witness through the gadgets' constraint paths (no native witness)",

@@ -102,6 +102,8 @@ fn main() -> ExitCode {
         .collect();
     let mut kept = Vec::new();
     let (calls_before, bytes_before) = alloc::totals();
+    // The variant's process-wide settings (the lanes) for the whole run.
+    synthpool::tuning::set_lanes(args.variant.lanes);
     for _ in 0..args.reps {
         let result = match &recording {
             Some(recording) => args.workload.synthesize_precompiled(
