@@ -288,23 +288,22 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
     ) -> Option<usize> {
         let n = a.len();
         let [ma, mb, mc] = matrices;
-        let (mut ta, mut tb, mut tc) = (
-            Terms::new(ma, first, n),
-            Terms::new(mb, first, n),
-            Terms::new(mc, first, n),
-        );
+        let starts = [ma, mb, mc].map(|m| &m.row_starts[first..=first + n]);
         // Pieces are at most a block long.
         let mut products = [0u16; BLOCK];
         let mut count = 0;
         let mut all_hold = true;
         for (row, ((a, b), c)) in a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut()).enumerate() {
-            let terms = ta.next(row);
-            *a = match self.field_side(terms) {
-                Some(value) => value,
-                None => self.stated_or_summed(first + row, terms),
-            };
-            *b = self.field_side_or_sum(tb.next(row));
-            *c = self.field_side_or_sum(tc.next(row));
+            let terms = |m: usize| (starts[m][row], starts[m][row + 1]);
+            if !self.field_side(ma, terms(0), a) {
+                *a = self.other_side(ma, terms(0), Some(first + row));
+            }
+            if !self.field_side(mb, terms(1), b) {
+                *b = self.other_side(mb, terms(1), None);
+            }
+            if !self.field_side(mc, terms(2), c) {
+                *c = self.other_side(mc, terms(2), None);
+            }
             if *b == Scalar::ONE {
                 all_hold &= a == c;
             } else {
@@ -320,37 +319,60 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
         rows.position(|((a, b), c)| *a * b != *c)
     }
 
-    /// A side of a field row: a value with coefficient 1 and a constant on the one, either
-    /// absent; `None` for any other row.
+    /// Writes a side of a field row, the terms `start..end` of `matrix`, into `out` when it
+    /// is a value with coefficient 1 and a constant on the one, either absent; false (and
+    /// nothing written) for any other row.
     #[inline(always)]
-    fn field_side(&self, (columns, ids): (&[u32], &[u16])) -> Option<Scalar> {
+    fn field_side(&self, matrix: &Matrix, (start, end): (u32, u32), out: &mut Scalar) -> bool {
+        let (start, end) = (start as usize, end as usize);
         let one = self.aux.len() as u32;
-        let constant = |id: u16| self.table.values[usize::from(id)];
-        Some(match (columns, ids) {
-            ([x], [UNIT]) if *x != one => self.value(*x),
-            ([x], [id]) if *x == one => constant(*id),
-            ([x, k], [UNIT, id]) if *x != one && *k == one => self.value(*x) + constant(*id),
-            ([k, x], [id, UNIT]) if *x != one && *k == one => constant(*id) + self.value(*x),
-            ([], []) => Scalar::ZERO,
-            _ => return None,
-        })
+        let (columns, ids, values) = (&matrix.columns, &matrix.coeff_ids, &self.table.values);
+        match end.wrapping_sub(start) {
+            1 => {
+                let (x, id) = (columns[start], ids[start]);
+                if x == one {
+                    *out = values[usize::from(id)];
+                } else if id == UNIT {
+                    *out = self.value(x);
+                } else {
+                    return false;
+                }
+            }
+            2 => {
+                let (x, y) = (columns[start], columns[start + 1]);
+                let (i, j) = (ids[start], ids[start + 1]);
+                // The recorder keeps the one (input 0) ahead of the variables.
+                if x == one && y != one && j == UNIT {
+                    *out = values[usize::from(i)] + self.value(y);
+                } else if y == one && x != one && i == UNIT {
+                    *out = self.value(x) + values[usize::from(j)];
+                } else {
+                    return false;
+                }
+            }
+            0 => *out = Scalar::ZERO,
+            _ => return false,
+        }
+        true
     }
 
-    /// [`Self::field_side`], or the row summed.
-    #[inline(always)]
-    fn field_side_or_sum(&self, terms: (&[u32], &[u16])) -> Scalar {
-        self.field_side(terms)
-            .unwrap_or_else(|| self.field_row(terms.0, terms.1))
-    }
-
-    /// Row `row` of A when it is not a field side: the value it states when the claims
-    /// held, else its sum.
-    #[cold]
+    /// A side of a field row of another form, the terms `start..end` of `matrix`: for a
+    /// row of A (`stating` its row), the value it states when the claims held; else its
+    /// sum.
     #[inline(never)]
-    fn stated_or_summed(&self, row: usize, (columns, ids): (&[u32], &[u16])) -> Scalar {
-        match self.claims.and_then(|claims| claims.stated(row)) {
+    fn other_side(
+        &self,
+        matrix: &Matrix,
+        (start, end): (u32, u32),
+        stating: Option<usize>,
+    ) -> Scalar {
+        let stated = stating.and_then(|row| self.claims.and_then(|claims| claims.stated(row)));
+        match stated {
             Some(stated) => self.value(stated),
-            None => self.field_row(columns, ids),
+            None => {
+                let terms = start as usize..end as usize;
+                self.field_row(&matrix.columns[terms.clone()], &matrix.coeff_ids[terms])
+            }
         }
     }
 
@@ -384,36 +406,6 @@ fn products_hold<Scalar: PrimeField>([a, b, c]: [&[Scalar]; 3], rows: &[u16]) ->
         let r = usize::from(r);
         a[r] * b[r] == c[r]
     })
-}
-
-/// One matrix's rows `first..first + n`, read in order.
-struct Terms<'m> {
-    /// The end of each row's terms.
-    ends: &'m [u32],
-    columns: &'m [u32],
-    ids: &'m [u16],
-    /// Where the next row's terms start.
-    at: usize,
-}
-
-impl<'m> Terms<'m> {
-    fn new(matrix: &'m Matrix, first: usize, n: usize) -> Self {
-        Terms {
-            ends: &matrix.row_starts[first + 1..=first + n],
-            columns: &matrix.columns,
-            ids: &matrix.coeff_ids,
-            at: matrix.row_starts[first] as usize,
-        }
-    }
-
-    /// The terms of row `first + row`, called for each row in order.
-    #[inline(always)]
-    fn next(&mut self, row: usize) -> (&'m [u32], &'m [u16]) {
-        let end = self.ends[row] as usize;
-        let terms = self.at..end;
-        self.at = end;
-        (&self.columns[terms.clone()], &self.ids[terms])
-    }
 }
 
 /// What a block's rows of one matrix are made of, for [`RowSum::pass`].
