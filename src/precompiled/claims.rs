@@ -19,7 +19,7 @@
 //! their constants in (`crate::lanes`), so both paths read the same coefficients.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 use ff::PrimeField;
 use rayon::prelude::*;
@@ -47,6 +47,31 @@ impl<Scalar> Default for Claims<Scalar> {
             positions: Vec::new(),
             coefficients: Vec::new(),
         }
+    }
+}
+
+/// A hasher for positions while folding: they are the recording's own, not chosen by
+/// anyone, so one multiplication spreads them well enough, at a fraction of SipHash's cost.
+#[derive(Default)]
+struct PositionHasher(u64);
+
+impl Hasher for PositionHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u32(&mut self, position: u32) {
+        self.write_u64(u64::from(position));
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0 ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
@@ -85,7 +110,8 @@ impl<Scalar: PrimeField> Claims<Scalar> {
         let mut claims = Claims::default();
         let rho = random::<Scalar>();
         let mut weight = Scalar::ONE;
-        let mut folded: HashMap<u32, Scalar> = HashMap::new();
+        let mut folded: HashMap<u32, Scalar, BuildHasherDefault<PositionHasher>> =
+            HashMap::default();
         for row in 0..rows {
             let (Some(b_one), Some(v)) = (unit(b, row), unit(c, row)) else {
                 continue;

@@ -722,12 +722,13 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
 }
 
 /// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
-/// b, c), evaluated on the rayon pool a chunk at a time, every row summed (no claims).
+/// b, c), evaluated on the rayon pool a chunk at a time: every row summed, but the rows of
+/// A that state a value, which are that value when `claims` (checked to hold) is given.
 pub(crate) fn first_difference<Scalar: PrimeField>(
     (matrices, layouts, field_rows): (&[Matrix; 3], &[MatrixLayout; 3], &FieldRows),
     table: &CoefficientTable<Scalar>,
     [inputs, aux]: [&[Scalar]; 2],
-    kinds: &ValueKinds,
+    (kinds, claims): (&ValueKinds, Option<&Claims<Scalar>>),
     expected: [&[Scalar]; 3],
 ) -> Option<usize> {
     let rows = Rows {
@@ -737,7 +738,7 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
         table,
         layouts,
         field_rows,
-        claims: None,
+        claims,
     };
     let chunks = expected[0].len().div_ceil(ROWS_PER_TASK);
     (0..chunks).into_par_iter().find_map_first(|chunk| {

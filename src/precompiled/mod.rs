@@ -356,8 +356,9 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     }
 
     /// Checks that this recording, evaluated against the values of `vectors`, reproduces
-    /// them exactly (rows and densities): the self-check of a recording made alongside a
-    /// direct synthesis, before it is trusted with other witnesses. Stores nothing.
+    /// them exactly (rows and densities; the rows that state a value checked together, as
+    /// evaluation checks them): the self-check of a recording made alongside a direct
+    /// synthesis, before it is trusted with other witnesses. Stores nothing.
     pub(crate) fn reproduces(&self, vectors: &ProverVectors<Scalar>) -> Result<(), Error> {
         if vectors.shape() != self.shape() {
             return Err(Error::InvalidRecording(format!(
@@ -381,7 +382,11 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         kinds.convert_wide(&self.layouts, values)?;
         let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
         let matrices = (&self.matrices, &self.layouts, &self.field_rows);
-        match kernel::first_difference(matrices, &self.coefficients, values, &kinds, rows) {
+        // Rows stating a value are that value when the claims hold together, as in
+        // evaluation; when they do not, each is summed.
+        let claims = (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
+        let seen = (&kinds, claims);
+        match kernel::first_difference(matrices, &self.coefficients, values, seen, rows) {
             None => Ok(()),
             Some(row) => Err(Error::InvalidRecording(format!(
                 "row {row} differs from the synthesized one"

@@ -46,6 +46,11 @@ pub(crate) struct Dictionary<Scalar> {
     /// order or the other, so the same id or a neighbour usually answers the following
     /// lookup without hashing.
     last: usize,
+    /// Per id, the ids looked up after it the last two times, the latest first: a gadget
+    /// called again writes the same coefficients in the same order (Poseidon's MDS and
+    /// partial-round rows, whose ids were handed out in another order, and whose values
+    /// two kinds of row share), so these answer most of what the neighbours do not.
+    next: Vec<[u16; 2]>,
 }
 
 impl<Scalar: PrimeField> Dictionary<Scalar> {
@@ -54,11 +59,13 @@ impl<Scalar: PrimeField> Dictionary<Scalar> {
             values: vec![Scalar::ONE, -Scalar::ONE],
             ids: HashMap::default(),
             last: 0,
+            next: vec![[0; 2]; 2],
         }
     }
 
-    /// The id of `coeff`, adding it when new: one and minus one, and the neighbours of the
-    /// last id, are checked here, the rest hashed in [`Self::hashed_id`].
+    /// The id of `coeff`, adding it when new: one and minus one, the id that followed the
+    /// last one before, and the neighbours of the last id, are checked here, the rest
+    /// hashed in [`Self::hashed_id`].
     #[inline(always)]
     fn id(&mut self, coeff: &Scalar) -> Result<u16, Limit> {
         if *coeff == self.values[0] {
@@ -67,29 +74,73 @@ impl<Scalar: PrimeField> Dictionary<Scalar> {
         if *coeff == self.values[1] {
             return Ok(1);
         }
-        for id in [self.last, self.last + 1, self.last.wrapping_sub(1)] {
+        let last = self.last;
+        let [latest, before] = self.next[last].map(usize::from);
+        for id in [latest, before, last + 1, last, last.wrapping_sub(1)] {
             if self.values.get(id) == Some(coeff) {
-                self.last = id;
-                return Ok(id as u16);
+                return Ok(self.seen(last, id));
             }
         }
-        self.hashed_id(coeff)
+        let id = self.hashed_id(coeff)?;
+        Ok(self.seen(last, usize::from(id)))
+    }
+
+    /// Notes that `id` followed `last`, and makes it the last.
+    #[inline(always)]
+    fn seen(&mut self, last: usize, id: usize) -> u16 {
+        let next = &mut self.next[last];
+        if usize::from(next[0]) != id {
+            *next = [id as u16, next[0]];
+        }
+        self.last = id;
+        id as u16
     }
 
     #[inline(never)]
     fn hashed_id(&mut self, coeff: &Scalar) -> Result<u16, Limit> {
-        let repr = coeff.to_repr();
-        let id = match self.ids.get(repr.as_ref()) {
+        let key = Key::of(coeff);
+        let key = key.as_ref();
+        let id = match self.ids.get(key) {
             Some(&id) => id,
             None => {
                 let id = u16::try_from(self.values.len()).map_err(|_| Limit::Coefficients)?;
                 self.values.push(*coeff);
-                self.ids.insert(repr.as_ref().into(), id);
+                self.next.push([0; 2]);
+                self.ids.insert(key.into(), id);
                 id
             }
         };
-        self.last = usize::from(id);
         Ok(id)
+    }
+}
+
+/// The bytes a coefficient is hashed by: a blstrs scalar's Montgomery limbs, one-to-one
+/// with the values as the canonical bytes are but without the conversion to them (a
+/// multiplication per lookup); any other field's canonical bytes.
+enum Key<Repr> {
+    #[cfg(feature = "neptune-11")]
+    Limbs([u8; 32]),
+    Canonical(Repr),
+}
+
+impl<Repr: AsRef<[u8]>> Key<Repr> {
+    fn of<Scalar: PrimeField<Repr = Repr>>(coeff: &Scalar) -> Self {
+        #[cfg(feature = "neptune-11")]
+        if crate::lanes::is_blstrs::<Scalar>() {
+            let words = crate::lanes::limbs(coeff);
+            return Key::Limbs(std::array::from_fn(|k| words[k / 8].to_le_bytes()[k % 8]));
+        }
+        Key::Canonical(coeff.to_repr())
+    }
+}
+
+impl<Repr: AsRef<[u8]>> AsRef<[u8]> for Key<Repr> {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            #[cfg(feature = "neptune-11")]
+            Key::Limbs(bytes) => bytes,
+            Key::Canonical(repr) => repr.as_ref(),
+        }
     }
 }
 
