@@ -19,7 +19,7 @@
 //! their constants in (`crate::lanes`), so both paths read the same coefficients.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, Hasher};
 
 use ff::PrimeField;
 use rayon::prelude::*;
@@ -50,28 +50,116 @@ impl<Scalar> Default for Claims<Scalar> {
     }
 }
 
-/// A hasher for positions while folding: they are the recording's own, not chosen by
-/// anyone, so one multiplication spreads them well enough, at a fraction of SipHash's cost.
-#[derive(Default)]
-struct PositionHasher(u64);
+/// The eight-lane products, where the field and CPU have them.
+#[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
+type Lanes = Option<super::lanes_x86_64::Lanes>;
+#[cfg(not(all(target_arch = "x86_64", feature = "neptune-11")))]
+type Lanes = ();
 
-impl Hasher for PositionHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
+fn lanes<Scalar: PrimeField>() -> Lanes {
+    #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
+    return super::lanes_x86_64::Lanes::for_field::<Scalar>();
+}
+
+/// `weight · coefficient(k)` for `k < n` (at most eight) into `out`: eight at a time on
+/// the lanes where there are some, one by one otherwise.
+#[inline]
+fn scale<'c, Scalar: PrimeField>(
+    lanes: Lanes,
+    weight: &Scalar,
+    n: usize,
+    coefficient: impl Fn(usize) -> &'c Scalar,
+    out: &mut [Scalar; 8],
+) {
+    #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
+    if let Some(lanes) = lanes {
+        return lanes.scale(weight, n, coefficient, out);
+    }
+    #[cfg(not(all(target_arch = "x86_64", feature = "neptune-11")))]
+    let () = lanes;
+    for (k, out) in out.iter_mut().enumerate().take(n) {
+        *out = *weight * coefficient(k);
+    }
+}
+
+/// The folded coefficients, summed per position. The rows that state values read aux
+/// variables allocated shortly before them (a Poseidon hash's rows read the hash's own
+/// variables), so their sums live in a window of positions that slides forward, each slot
+/// a position modulo its size, and leave it in position order; an aux position behind the
+/// window (rare) and the inputs (the constant one above all, after every aux position) are
+/// summed apart and merged at the end.
+struct Fold<Scalar> {
+    /// The first input's position: aux positions are below it.
+    inputs: u32,
+    /// The lowest position the window holds.
+    base: u32,
+    window: Vec<Scalar>,
+    /// Sums that left the window, by position.
+    out: Vec<(u32, Scalar)>,
+    /// Sums of aux positions behind the window, and of inputs.
+    apart: HashMap<u32, Scalar>,
+}
+
+/// Positions the window holds: a power of two.
+const WINDOW: u32 = 1 << 14;
+
+impl<Scalar: PrimeField> Fold<Scalar> {
+    /// Nothing summed yet, for a recording whose inputs start at position `inputs`.
+    fn new(inputs: u32) -> Self {
+        Fold {
+            inputs,
+            base: 0,
+            window: vec![Scalar::ZERO; WINDOW as usize],
+            out: Vec::new(),
+            apart: HashMap::new(),
         }
     }
 
-    fn write_u32(&mut self, position: u32) {
-        self.write_u64(u64::from(position));
+    /// Adds `value` to the sum of `position`.
+    #[inline]
+    fn add(&mut self, position: u32, value: Scalar) {
+        if position < self.base || position >= self.inputs {
+            *self.apart.entry(position).or_insert(Scalar::ZERO) += value;
+            return;
+        }
+        if position - self.base >= WINDOW {
+            // Keep half a window behind the new position.
+            self.advance(position - WINDOW / 2);
+        }
+        self.window[(position % WINDOW) as usize] += value;
     }
 
-    fn write_u64(&mut self, word: u64) {
-        self.0 = (self.0 ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    /// Moves the sums of positions below `base` out of the window.
+    fn advance(&mut self, base: u32) {
+        let end = base.min(self.base.saturating_add(WINDOW));
+        for position in self.base..end {
+            let slot = &mut self.window[(position % WINDOW) as usize];
+            if *slot != Scalar::ZERO {
+                self.out
+                    .push((position, std::mem::replace(slot, Scalar::ZERO)));
+            }
+        }
+        self.base = base;
     }
 
-    fn finish(&self) -> u64 {
-        self.0
+    /// Every nonzero sum, by position. A sum of zero weighs nothing in the check, so it
+    /// may be left out.
+    fn finish(mut self) -> Vec<(u32, Scalar)> {
+        self.advance(self.base.saturating_add(WINDOW));
+        let mut out = self.out;
+        if !self.apart.is_empty() {
+            out.extend(self.apart);
+            out.sort_unstable_by_key(|(position, _)| *position);
+            out.dedup_by(|(p, later), (q, earlier)| {
+                let same = p == q;
+                if same {
+                    *earlier += *later;
+                }
+                same
+            });
+            out.retain(|(_, sum)| *sum != Scalar::ZERO);
+        }
+        out
     }
 }
 
@@ -109,9 +197,11 @@ impl<Scalar: PrimeField> Claims<Scalar> {
         let mut claimed = RowSet::with_rows(rows);
         let mut claims = Claims::default();
         let rho = random::<Scalar>();
-        let mut weight = Scalar::ONE;
-        let mut folded: HashMap<u32, Scalar, BuildHasherDefault<PositionHasher>> =
-            HashMap::default();
+        // Starting from 16 keeps every coefficient 16 times itself (see the module's
+        // comment).
+        let mut weight = Scalar::from(16);
+        let mut folded = Fold::new(one);
+        let lanes = lanes::<Scalar>();
         for row in 0..rows {
             let (Some(b_one), Some(v)) = (unit(b, row), unit(c, row)) else {
                 continue;
@@ -123,23 +213,21 @@ impl<Scalar: PrimeField> Claims<Scalar> {
             claimed.insert(row);
             claims.stated.push(v);
             weight *= rho;
-            for (&column, &id) in columns.iter().zip(ids) {
-                *folded.entry(column).or_insert(Scalar::ZERO) +=
-                    weight * dictionary[usize::from(id)];
+            let mut products = [Scalar::ZERO; 8];
+            for (columns, ids) in columns.chunks(8).zip(ids.chunks(8)) {
+                let coefficient = |k: usize| &dictionary[usize::from(ids[k])];
+                scale(lanes, &weight, ids.len(), coefficient, &mut products);
+                for (&column, product) in columns.iter().zip(products) {
+                    folded.add(column, product);
+                }
             }
-            *folded.entry(v).or_insert(Scalar::ZERO) -= weight;
+            folded.add(v, -weight);
         }
         if claims.stated.is_empty() {
             // A recording without claimed rows holds nothing for them.
             return Claims::default();
         }
-        let sixteen = Scalar::from(16);
-        let mut folded: Vec<(u32, Scalar)> = folded
-            .into_iter()
-            .map(|(position, gamma)| (position, gamma * sixteen))
-            .collect();
-        folded.sort_unstable_by_key(|(position, _)| *position);
-        (claims.positions, claims.coefficients) = folded.into_iter().unzip();
+        (claims.positions, claims.coefficients) = folded.finish().into_iter().unzip();
         claims.rows = claimed.ranked();
         claims
     }
@@ -195,7 +283,7 @@ mod tests {
     use super::*;
     use blstrs::Scalar as Fr;
     use ff::Field;
-    use rand_core::SeedableRng;
+    use rand_core::{RngCore, SeedableRng};
     use rand_xorshift::XorShiftRng;
 
     /// A matrix of the given rows of (column, coefficient id) terms.
@@ -209,6 +297,48 @@ mod tests {
             m.row_starts.push(m.columns.len() as u32);
         }
         m
+    }
+
+    /// Sums by position whatever order the positions come in: mostly forward, jumps past
+    /// the window, positions left behind it, inputs, sums that cancel (left out).
+    #[test]
+    fn the_fold_sums_per_position_across_the_window() {
+        let mut rng = XorShiftRng::seed_from_u64(4);
+        let mut fold = Fold::<Fr>::new(1 << 30);
+        let mut expected = std::collections::BTreeMap::new();
+        let mut add = |fold: &mut Fold<Fr>, position: u32, value: Fr| {
+            fold.add(position, value);
+            *expected.entry(position).or_insert(Fr::ZERO) += value;
+        };
+        let mut position = 0u32;
+        for step in 0..20_000u32 {
+            position += rng.next_u32() % 7;
+            if step % 997 == 0 {
+                position += 3 * WINDOW;
+            }
+            let back = rng.next_u32() % 40;
+            add(
+                &mut fold,
+                position.saturating_sub(back),
+                Fr::random(&mut rng),
+            );
+            if step % 501 == 0 {
+                // Far behind the window by now.
+                add(&mut fold, step / 50, Fr::random(&mut rng));
+            }
+        }
+        let cancelled = Fr::random(&mut rng);
+        add(&mut fold, position + 1, cancelled);
+        add(&mut fold, position + 1, -cancelled);
+        // Inputs, after every aux position, are summed apart.
+        add(&mut fold, 1 << 30, Fr::random(&mut rng));
+        add(&mut fold, (1 << 30) + 2, Fr::random(&mut rng));
+        let expected: Vec<(u32, Fr)> = expected
+            .into_iter()
+            .filter(|(_, sum)| *sum != Fr::ZERO)
+            .collect();
+        assert!(fold.apart.len() > 2, "some positions fell behind");
+        assert_eq!(fold.finish(), expected);
     }
 
     #[test]

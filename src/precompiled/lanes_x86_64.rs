@@ -34,6 +34,18 @@ impl Lanes {
         unsafe { products_hold(a, b, c, rows) }
     }
 
+    /// `weight · coefficient(k)` for `k` in `0..n` (at most eight), into `out[..n]`.
+    pub(super) fn scale<'c, Scalar: PrimeField>(
+        self,
+        weight: &Scalar,
+        n: usize,
+        coefficient: impl Fn(usize) -> &'c Scalar,
+        out: &mut [Scalar; 8],
+    ) {
+        // SAFETY: as in `products_hold`.
+        unsafe { scale(weight, n, coefficient, out) }
+    }
+
     /// `Σ_k coefficients[k] · value(positions[k])` for coefficients stored as 16 times the
     /// ones meant (see `claims.rs`), as the field's sum of the ones meant.
     pub(super) fn dot<'v, Scalar: PrimeField>(
@@ -72,6 +84,25 @@ fn products_hold<Scalar: PrimeField>(
         all &= x.mul(&y.times_16()).equals(&z);
     }
     all
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn scale<'c, Scalar: PrimeField>(
+    weight: &Scalar,
+    n: usize,
+    coefficient: impl Fn(usize) -> &'c Scalar,
+    out: &mut [Scalar; 8],
+) {
+    let mut c = [[0u64; 4]; 8];
+    for (k, c) in c.iter_mut().enumerate().take(n) {
+        *c = limbs(coefficient(k));
+    }
+    let products = Fr8::new(&c)
+        .mul(&Fr8::splat(limbs(weight)).times_16())
+        .limbs();
+    for (out, product) in out.iter_mut().zip(products).take(n) {
+        set_limbs(out, product);
+    }
 }
 
 #[target_feature(enable = "avx512f,avx512ifma")]
@@ -148,6 +179,26 @@ mod tests {
                     !lanes.products_hold([&a, &b, &bad], &rows),
                     "{len}, {wrong}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn scaled_coefficients_are_the_fields_products() {
+        let Some(lanes) = lanes() else { return };
+        let mut rng = XorShiftRng::seed_from_u64(9);
+        let coefficients: Vec<Fr> = (0..8).map(|_| Fr::random(&mut rng)).collect();
+        for n in 0..=8 {
+            let weight = Fr::random(&mut rng);
+            let mut out = [Fr::ONE; 8];
+            lanes.scale(&weight, n, |k| &coefficients[k], &mut out);
+            for k in 0..8 {
+                let expected = if k < n {
+                    weight * coefficients[k]
+                } else {
+                    Fr::ONE
+                };
+                assert_eq!(out[k], expected, "{n} coefficients, {k}");
             }
         }
     }

@@ -2,7 +2,7 @@
 //! nanoseconds per constraint, median of the repetitions, and the recording's bytes per
 //! nonzero; or proves it with bellperson and with the drop-in and compares the proofs:
 //!
-//! `real-circuit [2KiB|8MiB|window-post|winning-post|snap] [pce|direct|none|prove|digest] [REPS]`
+//! `real-circuit [2KiB|8MiB|window-post|winning-post|snap] [pce|direct|first|none|prove|bellperson|digest] [REPS]`
 //!
 //! - `2KiB`, `8MiB`: a PoRep C2 partition (storage-proofs-porep's `StackedCircuit`, two
 //!   challenges as filecoin-proofs asks of those sizes), the sector sealed by the crate's
@@ -15,6 +15,9 @@
 //! - `pce`: recorded once, then per repetition the witness and the evaluation into recycled
 //!   buffers (reported apart); one thread with `RAYON_NUM_THREADS=1`;
 //! - `direct`: `synthpool::synthesize`;
+//! - `first`: what the drop-in spends on a member of a first batch, whose structure it has
+//!   not seen: recording while synthesizing directly, then checking that the recording
+//!   reproduces the vectors (`synthpool::tuning::record_first_member`);
 //! - `none`: builds the circuits only, for instruction counts by difference;
 //! - `prove`: random parameters for the circuit, then two members proven by bellperson's
 //!   `create_random_proof_batch` and by synthpool's drop-in, cold (recording) and warm, from

@@ -46,10 +46,13 @@ pub fn run<C: Circuit<Fr> + Clone + Send>(
                 evaluation.push(per_constraint(t1, Instant::now()));
             }
             "direct" => drop(synthpool::synthesize(circuit)?),
+            // What a first batch costs per member it records: recording while
+            // synthesizing directly, and checking the recording reproduces the vectors.
+            "first" => drop(synthpool::tuning::record_first_member(circuit)?),
             "none" => {}
             other => {
                 return Err(format!(
-                    "mode `{other}`: pce, direct, none, prove, bellperson or digest"
+                    "mode `{other}`: pce, direct, first, none, prove, bellperson or digest"
                 )
                 .into())
             }
