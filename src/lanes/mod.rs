@@ -39,6 +39,7 @@ pub(crate) fn set_enabled(on: bool) {
 }
 
 /// Whether the lanes may be used (they are unless turned off).
+#[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn enabled() -> bool {
     !OFF.load(Ordering::Relaxed)
@@ -72,6 +73,7 @@ pub(crate) fn set_limbs<Scalar: PrimeField>(value: &mut Scalar, limbs: [u64; 4])
 
 /// `x·16 mod p` for a scalar's Montgomery limbs below `p`: how a constant operand is
 /// stored (see the module's comment).
+#[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn times_16(limbs: [u64; 4]) -> [u64; 4] {
     let mut x = limbs;
@@ -91,6 +93,7 @@ pub(crate) const P: [u64; 4] = [
 
 /// `2x mod p` for `x < p` (`p < 2^255`, so `2x` fits four limbs), without a branch: the
 /// values are random, so a branch on them would be mispredicted half the time.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 fn double(x: [u64; 4]) -> [u64; 4] {
     let mut d = [0u64; 4];
@@ -112,7 +115,7 @@ fn double(x: [u64; 4]) -> [u64; 4] {
     std::array::from_fn(|k| (d[k] & keep) | (r[k] & !keep))
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
     use blstrs::Scalar as Fr;
