@@ -10,8 +10,9 @@
 //! 0's column as a sum across the lanes; a partial round's s-box is element 0's alone
 //! (scalar), its `w_hat` sum a sum across the lanes and its `v_rest` updates one lane
 //! product. Every value comes back fully reduced from the lanes, so what is written is the
-//! scalar permutation's values bit for bit (`tests/poseidon_identity.rs` holds both paths
-//! to neptune's).
+//! scalar permutation's values bit for bit (the tests below hold it to the scalar
+//! permutation slot for slot; `tests/poseidon_identity.rs` holds the path the CPU takes to
+//! neptune's gadget).
 
 use ff::PrimeField;
 use neptune::poseidon::Arity;
@@ -35,12 +36,11 @@ pub(super) fn lanes_for<Scalar: PrimeField>(width: usize) -> Option<Ifma> {
 /// Hashes `preimage` on the lanes: writes every aux value but the hash into `slots`, in
 /// the constraint path's order, and returns the hash.
 pub(super) fn permute<Scalar: PrimeField, A: Arity<Scalar>>(
-    ifma: Ifma,
+    _: Ifma,
     schedule: &Schedule<'_, Scalar, A>,
     preimage: &[Scalar],
     slots: &mut [Scalar],
 ) -> Scalar {
-    let _ = ifma;
     // SAFETY: an `Ifma` exists only where the CPU has AVX-512F and IFMA, the features
     // `run` is compiled for; `lanes_for` gave it for blstrs scalars and at most nine
     // elements, which `run` relies on.

@@ -1,8 +1,9 @@
 //! Pre-compiled evaluation's field products on eight lanes (`crate::lanes`, AVX-512 IFMA),
 //! for blstrs scalars where the CPU has IFMA: the checks `a·b = c` of a stretch of field
-//! rows, eight rows per lane product, and the claims' folded sum, eight terms per lane
-//! product summed unreduced. The scalar paths stay for everything else; both decide the
-//! same way, since every lane result is fully reduced.
+//! rows, eight rows per lane product; the claims' folded sum, eight terms per lane product
+//! summed unreduced; and the products of a row's weight and coefficients when the claims
+//! are folded. The scalar paths stay for everything else; both give the same results,
+//! since every lane result is fully reduced.
 
 use ff::PrimeField;
 
