@@ -13,7 +13,7 @@ use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
 use crate::error::{Error, Side, Unallocated, VariableKind};
-use crate::eval::{evaluate, Constants, EvalKernel, OutOfRange};
+use crate::eval::{evaluate, mark, Constants, EvalKernel, OutOfRange};
 use crate::pool::LcPool;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::shape::Shape;
@@ -178,14 +178,18 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     }
 
     /// Evaluates one side of a constraint, marking B's input density when `track_inputs`
-    /// and the given aux density.
+    /// and the given aux density. A side whose value is `known` is only marked and checked.
     fn evaluate_side(
         &mut self,
         side: Side,
         lc: &LinearCombination<Scalar>,
         track_inputs: bool,
         aux_density: Option<AuxDensity>,
+        known: Option<Scalar>,
     ) -> Scalar {
+        if let Some(value) = known {
+            return self.mark_side(side, lc, aux_density, value);
+        }
         let (kernel, constants) = (self.kernel, &self.constants);
         // One accumulator across both halves, as bellperson: no extra field addition, and an
         // empty half (most sides have terms of one kind only) costs no call at all.
@@ -234,22 +238,56 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         }
         acc
     }
+
+    /// The density and range checks of an A side whose value the circuit gave: `value`, or
+    /// zero after a fault, as an evaluation's fault gives.
+    fn mark_side(
+        &mut self,
+        side: Side,
+        lc: &LinearCombination<Scalar>,
+        aux_density: Option<AuxDensity>,
+        value: Scalar,
+    ) -> Scalar {
+        let vectors = &mut self.vectors;
+        if let Err(fault) = mark(lc.input_terms(), vectors.input_assignment.len(), None) {
+            self.note_fault(side, VariableKind::Input, fault);
+            return Scalar::ZERO;
+        }
+        let density = match aux_density {
+            Some(AuxDensity::A) => Some(&mut vectors.a_aux_density),
+            Some(AuxDensity::B) => Some(&mut vectors.b_aux_density),
+            None => None,
+        };
+        if let Err(fault) = mark(lc.aux_terms(), vectors.aux_assignment.len(), density) {
+            self.note_fault(side, VariableKind::Aux, fault);
+            return Scalar::ZERO;
+        }
+        // Tests run with debug assertions: there every given value is checked against the
+        // sum it stands for.
+        debug_assert!(
+            self.evaluate_side(side, lc, false, None, None) == value,
+            "a value given for side {side:?} differs from its combination's"
+        );
+        value
+    }
 }
 
 impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     /// Evaluates one constraint built elsewhere (by `enforce`, or by a recorder this
-    /// assignment accompanies) and appends its A·w, B·w and C·w.
+    /// assignment accompanies) and appends its A·w, B·w and C·w; A·w is `known_a` where the
+    /// circuit gave it.
     pub(crate) fn evaluate_constraint(
         &mut self,
         a: &LinearCombination<Scalar>,
+        known_a: Option<Scalar>,
         b: &LinearCombination<Scalar>,
         c: &LinearCombination<Scalar>,
     ) {
         // As bellperson: inputs count as dense in A (the prover adds `input * 0 = 0` for
         // each), B tracks both densities, C none (its query is dense).
-        let a_value = self.evaluate_side(Side::A, a, false, Some(AuxDensity::A));
-        let b_value = self.evaluate_side(Side::B, b, true, Some(AuxDensity::B));
-        let c_value = self.evaluate_side(Side::C, c, false, None);
+        let a_value = self.evaluate_side(Side::A, a, false, Some(AuxDensity::A), known_a);
+        let b_value = self.evaluate_side(Side::B, b, true, Some(AuxDensity::B), None);
+        let c_value = self.evaluate_side(Side::C, c, false, None, None);
         let full = |v: &Vec<Scalar>| v.len() == v.capacity();
         let vectors = &self.vectors;
         if full(&vectors.a) || full(&vectors.b) || full(&vectors.c) {
@@ -379,10 +417,27 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
         LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
     {
+        self.enforce_with_a_value(|| "", a, None, b, c)
+    }
+
+    fn enforce_with_a_value<A, AR, LA, LB, LC>(
+        &mut self,
+        _: A,
+        a: LA,
+        a_value: Option<Scalar>,
+        b: LB,
+        c: LC,
+    ) where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
         let a = a(self.fresh_lc());
         let b = b(self.fresh_lc());
         let c = c(self.fresh_lc());
-        self.evaluate_constraint(&a, &b, &c);
+        self.evaluate_constraint(&a, a_value, &b, &c);
         self.recycle(a);
         self.recycle(b);
         self.recycle(c);

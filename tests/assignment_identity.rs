@@ -129,19 +129,22 @@ fn alloc_errors_propagate_and_leave_the_pool_usable() {
 }
 
 /// Enforces `terms` (variable, coefficient) in A of one constraint, after one aux variable.
+/// One aux variable (value 2) and one constraint whose A side has the given terms, with the
+/// value of that side given to the system (`enforce_with_a_value`) or not.
 #[derive(Clone)]
-struct Naming(Vec<(Variable, Fr)>);
+struct Naming(Vec<(Variable, Fr)>, Option<Fr>);
 
 impl Circuit<Fr> for Naming {
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         cs.alloc(|| "x", || Ok(Fr::from(2u64)))?;
-        cs.enforce(
+        cs.enforce_with_a_value(
             || "naming",
             |lc| {
                 self.0
                     .iter()
                     .fold(lc, |lc, &(var, coeff)| lc + (coeff, var))
             },
+            self.1,
             |lc| lc + CS::one(),
             |lc| lc,
         );
@@ -152,8 +155,13 @@ impl Circuit<Fr> for Naming {
 #[test]
 fn references_to_unallocated_variables_are_errors_naming_the_term() {
     let ghost = Variable::new_unchecked(Index::Aux(7));
-    for options in variants() {
-        let err = synthesize_with(Naming(vec![(ghost, Fr::ONE)]), &options).expect_err("must fail");
+    // A side whose value the circuit gives is still checked term by term.
+    for (options, given) in variants()
+        .into_iter()
+        .flat_map(|options| [(options.clone(), None), (options, Some(Fr::ONE))])
+    {
+        let circuit = Naming(vec![(ghost, Fr::ONE)], given);
+        let err = synthesize_with(circuit, &options).expect_err("must fail");
         assert!(
             matches!(
                 err,
@@ -174,17 +182,22 @@ fn references_to_unallocated_variables_are_errors_naming_the_term() {
 fn a_zero_coefficient_on_an_unallocated_variable_is_skipped_as_bellperson_skips_it() {
     let ghost = Variable::new_unchecked(Index::Aux(7));
     let x = Variable::new_unchecked(Index::Aux(0));
-    let circuit = Naming(vec![(x, Fr::from(3u64)), (ghost, Fr::ZERO)]);
+    let terms = vec![(x, Fr::from(3u64)), (ghost, Fr::ZERO)];
     let expected = {
         let mut cs = common::Reference::default();
         cs.alloc_input(|| "", || Ok(Fr::ONE)).unwrap();
-        circuit.clone().synthesize(&mut cs).unwrap();
+        Naming(terms.clone(), None).synthesize(&mut cs).unwrap();
         cs.0
     };
     for options in variants() {
-        let ours = synthesize_with(circuit.clone(), &options).unwrap();
-        assert_eq!(ours.a[0], expected.a[0], "{options:?}");
-        assert_eq!(ours.a_aux_density, expected.a_aux_density, "{options:?}");
+        for given in [None, Some(Fr::from(6u64))] {
+            let ours = synthesize_with(Naming(terms.clone(), given), &options).unwrap();
+            assert_eq!(ours.a[0], expected.a[0], "{options:?} {given:?}");
+            assert_eq!(
+                ours.a_aux_density, expected.a_aux_density,
+                "{options:?} {given:?}"
+            );
+        }
     }
 }
 

@@ -99,6 +99,30 @@ pub trait ConstraintSystem<Scalar: PrimeField>: Sized + Send {
         LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
         LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>;
 
+    /// Enforces `a * b = c` exactly as [`Self::enforce`] does, from a caller that also knows
+    /// the value `a` takes on this system's values (`None` when it does not). A system that
+    /// evaluates its constraints, as a prover's assignment does, may take `a_value` instead
+    /// of summing `a`'s terms; this default ignores it. The constraint laid out is the same
+    /// either way; only the evaluated row depends on `a_value`, so a caller passes it only
+    /// when it computed it from the very values `a`'s variables hold.
+    fn enforce_with_a_value<A, AR, LA, LB, LC>(
+        &mut self,
+        annotation: A,
+        a: LA,
+        a_value: Option<Scalar>,
+        b: LB,
+        c: LC,
+    ) where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        let _ = a_value;
+        self.enforce(annotation, a, b, c)
+    }
+
     /// Enters a sub-namespace. Called on the root only; circuits use [`Self::namespace`].
     fn push_namespace<NR, N>(&mut self, name_fn: N)
     where
@@ -230,6 +254,23 @@ impl<'cs, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Sca
         self.0.enforce(annotation, a, b, c)
     }
 
+    fn enforce_with_a_value<A, AR, LA, LB, LC>(
+        &mut self,
+        annotation: A,
+        a: LA,
+        a_value: Option<Scalar>,
+        b: LB,
+        c: LC,
+    ) where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        self.0.enforce_with_a_value(annotation, a, a_value, b, c)
+    }
+
     // A namespace is never a root: `namespace()` always pushes on the root, so these two
     // are unreachable through the public API, exactly as upstream.
     fn push_namespace<NR, N>(&mut self, _: N)
@@ -324,6 +365,23 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> 
         LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
     {
         (**self).enforce(annotation, a, b, c)
+    }
+
+    fn enforce_with_a_value<A, AR, LA, LB, LC>(
+        &mut self,
+        annotation: A,
+        a: LA,
+        a_value: Option<Scalar>,
+        b: LB,
+        c: LC,
+    ) where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+        (**self).enforce_with_a_value(annotation, a, a_value, b, c)
     }
 
     fn push_namespace<NR, N>(&mut self, name_fn: N)

@@ -5,13 +5,17 @@
 //! Select it for a whole dependency graph with
 //! `[patch.crates-io] bellpepper-core = { path = "gadgets" }`.
 //!
-//! Additions to the upstream API, all allocation-free:
+//! Additions to the upstream API:
 //! - [`LinearCombination::from_buffers`] / [`LinearCombination::into_buffers`]: build an LC
 //!   on recycled term buffers and take them back; [`LinearCombination::input_terms`] /
 //!   [`LinearCombination::aux_terms`] read its terms as slices.
 //! - [`boolean::Boolean::add_to_lc`] / [`boolean::Boolean::sub_from_lc`] and
 //!   [`num::Num::add_to_lc`] / [`num::Num::sub_from_lc`]: add or subtract a gadget's
 //!   combination in place instead of building it and merging it.
+//! - [`ConstraintSystem::enforce_with_a_value`]: a constraint whose `a` side's value the
+//!   caller already has, so a prover's assignment need not sum its terms again (Poseidon's
+//!   s-box inputs, a combination over up to 66 variables); every other system enforces it
+//!   as usual.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

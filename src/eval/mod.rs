@@ -122,6 +122,29 @@ pub(crate) fn evaluate<Scalar: PrimeField>(
     }
 }
 
+/// What [`evaluate`] does to `density`, and its range check against `len` values, without
+/// the sum: for a side whose value the caller already has. The same rule drops the same
+/// terms, so the density is the one [`evaluate`] would mark.
+#[inline]
+pub(crate) fn mark<Scalar: PrimeField>(
+    terms: &[(usize, Scalar)],
+    len: usize,
+    mut density: Option<&mut DensityTracker>,
+) -> Result<(), OutOfRange> {
+    for (index, coeff) in terms {
+        if is_dropped(coeff) {
+            continue;
+        }
+        if *index >= len {
+            return Err(OutOfRange { index: *index, len });
+        }
+        if let Some(tracker) = density.as_deref_mut() {
+            tracker.inc(*index);
+        }
+    }
+    Ok(())
+}
+
 #[inline(always)]
 fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool>(
     constants: &Constants<Scalar>,
@@ -209,6 +232,35 @@ mod tests {
             assert_eq!(density.get_total_density(), 5);
             assert!(!density.bv[3]);
         }
+    }
+
+    #[test]
+    fn marking_marks_what_evaluation_marks() {
+        let values: Vec<Fr> = [5u64, 0, 1, 7].map(Fr::from).to_vec();
+        let terms = vec![
+            (0, Fr::from(3u64)),
+            (1, Fr::ZERO),
+            (3, -Fr::ONE),
+            (9, Fr::ZERO),
+        ];
+        let mut evaluated = tracker(values.len());
+        let sum = evaluate(
+            EvalKernel::Portable,
+            &Constants::default(),
+            &terms,
+            &values,
+            Some(&mut evaluated),
+            Fr::ZERO,
+        );
+        assert_eq!(sum, Ok(Fr::from(8u64)));
+        let mut marked = tracker(values.len());
+        assert_eq!(mark(&terms, values.len(), Some(&mut marked)), Ok(()));
+        assert_eq!(marked.bv, evaluated.bv);
+        assert_eq!(marked.get_total_density(), 2);
+        assert_eq!(
+            mark(&[(4, Fr::ONE)], values.len(), None),
+            Err(OutOfRange { index: 4, len: 4 })
+        );
     }
 
     #[test]

@@ -111,9 +111,12 @@ impl<Scalar: PrimeField> Combinations<Scalar> {
         let v = AllocatedNum::alloc(cs.namespace(|| "allocate for Elt::Num"), || {
             value.ok_or(SynthesisError::AssignmentMissing)
         })?;
-        cs.enforce(
+        // The element's value is already known: a prover's assignment need not sum its
+        // terms (up to 66 of them in the full rounds after the partial ones).
+        cs.enforce_with_a_value(
             || "enforce num allocation preserves lc",
             |lc| self.add_to(lc, j),
+            value,
             |lc| lc + CS::one(),
             |lc| lc + v.get_variable(),
         );

@@ -166,10 +166,12 @@ pub(super) trait Companion<Scalar: PrimeField>: Default + Send {
     fn alloc_input<F>(&mut self, f: F) -> Result<(), SynthesisError>
     where
         F: FnOnce() -> Result<Scalar, SynthesisError>;
-    /// A constraint, as the circuit built it (zero terms included).
+    /// A constraint, as the circuit built it (zero terms included), with the value of its
+    /// A side where the circuit gave it.
     fn enforce(
         &mut self,
         a: &LinearCombination<Scalar>,
+        known_a: Option<Scalar>,
         b: &LinearCombination<Scalar>,
         c: &LinearCombination<Scalar>,
     );
@@ -204,6 +206,7 @@ impl<Scalar: PrimeField> Companion<Scalar> for StructureOnly {
     fn enforce(
         &mut self,
         _: &LinearCombination<Scalar>,
+        _: Option<Scalar>,
         _: &LinearCombination<Scalar>,
         _: &LinearCombination<Scalar>,
     ) {
@@ -230,6 +233,7 @@ impl<Scalar: PrimeField> Companion<Scalar> for Witness<Scalar> {
     fn enforce(
         &mut self,
         _: &LinearCombination<Scalar>,
+        _: Option<Scalar>,
         _: &LinearCombination<Scalar>,
         _: &LinearCombination<Scalar>,
     ) {
@@ -259,10 +263,11 @@ impl<Scalar: PrimeField> Companion<Scalar> for ProvingAssignment<Scalar> {
     fn enforce(
         &mut self,
         a: &LinearCombination<Scalar>,
+        known_a: Option<Scalar>,
         b: &LinearCombination<Scalar>,
         c: &LinearCombination<Scalar>,
     ) {
-        self.evaluate_constraint(a, b, c);
+        self.evaluate_constraint(a, known_a, b, c);
     }
 
     fn extend(&mut self, other: &Self) {
@@ -508,6 +513,25 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
         LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
     {
+        self.enforce_with_a_value(|| "", a, None, b, c)
+    }
+
+    /// Records the constraint as [`ConstraintSystem::enforce`] does; `a_value` only spares
+    /// the companion the sum.
+    fn enforce_with_a_value<A, AR, LA, LB, LC>(
+        &mut self,
+        _: A,
+        a: LA,
+        a_value: Option<Scalar>,
+        b: LB,
+        c: LC,
+    ) where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
         let a = a(self.lcs.fresh());
         let b = b(self.lcs.fresh());
         let c = c(self.lcs.fresh());
@@ -525,7 +549,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
                 }
             }
         }
-        self.companion.enforce(&a, &b, &c);
+        self.companion.enforce(&a, a_value, &b, &c);
         self.lcs.recycle(a);
         self.lcs.recycle(b);
         self.lcs.recycle(c);

@@ -357,6 +357,24 @@ mod tests {
     }
 
     #[test]
+    fn a_given_a_value_lays_out_the_same_constraint_and_is_not_trusted() {
+        let mut given = TestConstraintSystem::<Fr>::new();
+        let a = given.alloc(|| "x", || Ok(Fr::from(3u64))).unwrap();
+        let b = given.alloc(|| "y", || Ok(Fr::from(9u64))).unwrap();
+        // A wrong value: this system ignores it, as every system that does not evaluate.
+        given.namespace(|| "ns").enforce_with_a_value(
+            || "square",
+            |lc| lc + a,
+            Some(Fr::from(4u64)),
+            |lc| lc + a,
+            |lc| lc + b,
+        );
+        assert_eq!(given.hash(), square(3, 9).hash());
+        assert_eq!(given.pretty_print_list(), square(3, 9).pretty_print_list());
+        assert!(given.is_satisfied());
+    }
+
+    #[test]
     #[should_panic(expected = "existing path")]
     fn a_reused_path_is_a_circuit_bug() {
         let mut cs = TestConstraintSystem::<Fr>::new();
