@@ -158,7 +158,7 @@ fn references_to_unallocated_variables_are_errors_naming_the_term() {
     // A side whose value the circuit gives is still checked term by term.
     for (options, given) in variants()
         .into_iter()
-        .flat_map(|options| [(options.clone(), None), (options, Some(Fr::ONE))])
+        .flat_map(|options| [(options, None), (options, Some(Fr::ONE))])
     {
         let circuit = Naming(vec![(ghost, Fr::ONE)], given);
         let err = synthesize_with(circuit, &options).expect_err("must fail");
