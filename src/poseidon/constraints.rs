@@ -94,8 +94,9 @@ impl<Scalar: PrimeField> Combinations<Scalar> {
 
     /// `lc + element j`.
     fn add_to(&self, mut lc: LinearCombination<Scalar>, j: usize) -> LinearCombination<Scalar> {
+        lc.reserve(1, self.basis.len());
         for (coefficient, variable) in self.rows[j].iter().zip(&self.basis) {
-            lc = lc + (*coefficient, *variable);
+            lc.add_assign_term(*coefficient, *variable);
         }
         lc
     }
