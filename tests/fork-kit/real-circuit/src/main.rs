@@ -13,7 +13,8 @@
 //! - `snap`: storage-proofs-update's `EmptySectorUpdateCircuit` of a 2 KiB committed-capacity
 //!   sector sealed here, random data encoded into it by the crate's `encode_into`;
 //! - `pce`: recorded once, then per repetition the witness and the evaluation into recycled
-//!   buffers (reported apart); one thread with `RAYON_NUM_THREADS=1`;
+//!   buffers (reported apart); one thread with `RAYON_NUM_THREADS=1` (every mode is timed on
+//!   a thread of a rayon pool of that many threads);
 //! - `direct`: `synthpool::synthesize`;
 //! - `first`: what the drop-in spends on a member of a first batch, whose structure it has
 //!   not seen: recording while synthesizing directly, then checking that the recording
@@ -51,7 +52,7 @@ use rand_xorshift::XorShiftRng;
 use circuits::Partitions;
 use digest::Digest;
 
-type Error = Box<dyn std::error::Error>;
+type Error = Box<dyn std::error::Error + Send + Sync>;
 
 fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -112,6 +113,22 @@ fn check<C: Circuit<Fr> + Clone + Send>(
         }
         None => return Err(format!("{name}: no upstream digest pinned").into()),
     }
+    // Timed on a thread of a rayon pool (of `RAYON_NUM_THREADS` threads, as the global one),
+    // as the bench times: with one thread, a parallel loop then runs where it is called.
+    // Called from outside the pool, each loop wakes a worker and waits for it, some tens
+    // of microseconds: nothing beside a real sector's millions of constraints, a tenth of
+    // a 2 KiB WindowPoSt's few milliseconds.
+    let pool = rayon::ThreadPoolBuilder::new().build()?;
+    pool.install(|| timed(circuit, &inputs, mode, reps))
+}
+
+/// Runs `mode` on `circuit`.
+fn timed<C: Circuit<Fr> + Clone + Send>(
+    circuit: C,
+    inputs: &[Fr],
+    mode: &str,
+    reps: usize,
+) -> Result<(), Error> {
     if mode == "bellperson" {
         let mut times = Vec::new();
         for circuit in vec![circuit; reps] {
@@ -124,7 +141,7 @@ fn check<C: Circuit<Fr> + Clone + Send>(
         println!("bellperson's synthesis: {median:.1} ns per constraint");
         return Ok(());
     }
-    run(circuit, &inputs, mode, reps)
+    run(circuit, inputs, mode, reps)
 }
 
 #[cfg(feature = "synthpool")]
