@@ -248,8 +248,8 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         aux_density: Option<AuxDensity>,
         value: Scalar,
     ) -> Scalar {
-        let vectors = &mut self.vectors;
-        if let Err(fault) = mark(lc.input_terms(), vectors.input_assignment.len(), None) {
+        let (constants, vectors) = (&self.constants, &mut self.vectors);
+        if let Err(fault) = mark(constants, lc.input_terms(), &vectors.input_assignment, None) {
             self.note_fault(side, VariableKind::Input, fault);
             return Scalar::ZERO;
         }
@@ -258,7 +258,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             Some(AuxDensity::B) => Some(&mut vectors.b_aux_density),
             None => None,
         };
-        if let Err(fault) = mark(lc.aux_terms(), vectors.aux_assignment.len(), density) {
+        if let Err(fault) = mark(constants, lc.aux_terms(), &vectors.aux_assignment, density) {
             self.note_fault(side, VariableKind::Aux, fault);
             return Scalar::ZERO;
         }

@@ -108,45 +108,36 @@ pub(crate) fn evaluate<Scalar: PrimeField>(
 ) -> Result<Scalar, OutOfRange> {
     match kernel {
         EvalKernel::Portable => {
-            accumulate::<Scalar, false, false>(constants, terms, values, density, acc)
+            accumulate::<Scalar, false, false, true>(constants, terms, values, density, acc)
         }
         EvalKernel::Prefetch => {
-            accumulate::<Scalar, true, false>(constants, terms, values, density, acc)
+            accumulate::<Scalar, true, false, true>(constants, terms, values, density, acc)
         }
         EvalKernel::BitValues => {
-            accumulate::<Scalar, false, true>(constants, terms, values, density, acc)
+            accumulate::<Scalar, false, true, true>(constants, terms, values, density, acc)
         }
         EvalKernel::BitValuesPrefetch => {
-            accumulate::<Scalar, true, true>(constants, terms, values, density, acc)
+            accumulate::<Scalar, true, true, true>(constants, terms, values, density, acc)
         }
     }
 }
 
-/// What [`evaluate`] does to `density`, and its range check against `len` values, without
-/// the sum: for a side whose value the caller already has. The same rule drops the same
-/// terms, so the density is the one [`evaluate`] would mark.
+/// What [`evaluate`] does to `density`, and its range check against `values`, without the
+/// sum: for a side whose value the caller already has. It runs evaluation's own loop with
+/// the sum compiled out, so the density is the one [`evaluate`] would mark.
 #[inline]
 pub(crate) fn mark<Scalar: PrimeField>(
+    constants: &Constants<Scalar>,
     terms: &[(usize, Scalar)],
-    len: usize,
-    mut density: Option<&mut DensityTracker>,
+    values: &[Scalar],
+    density: Option<&mut DensityTracker>,
 ) -> Result<(), OutOfRange> {
-    for (index, coeff) in terms {
-        if is_dropped(coeff) {
-            continue;
-        }
-        if *index >= len {
-            return Err(OutOfRange { index: *index, len });
-        }
-        if let Some(tracker) = density.as_deref_mut() {
-            tracker.inc(*index);
-        }
-    }
-    Ok(())
+    accumulate::<Scalar, false, false, false>(constants, terms, values, density, Scalar::ZERO)
+        .map(drop)
 }
 
 #[inline(always)]
-fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool>(
+fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool, const SUM: bool>(
     constants: &Constants<Scalar>,
     terms: &[(usize, Scalar)],
     values: &[Scalar],
@@ -171,6 +162,9 @@ fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool>(
         })?;
         if let Some(tracker) = density.as_deref_mut() {
             tracker.inc(index);
+        }
+        if !SUM {
+            continue;
         }
         if BIT_VALUES {
             if value == Scalar::ZERO {
@@ -254,11 +248,12 @@ mod tests {
         );
         assert_eq!(sum, Ok(Fr::from(8u64)));
         let mut marked = tracker(values.len());
-        assert_eq!(mark(&terms, values.len(), Some(&mut marked)), Ok(()));
+        let constants = Constants::default();
+        assert_eq!(mark(&constants, &terms, &values, Some(&mut marked)), Ok(()));
         assert_eq!(marked.bv, evaluated.bv);
         assert_eq!(marked.get_total_density(), 2);
         assert_eq!(
-            mark(&[(4, Fr::ONE)], values.len(), None),
+            mark(&constants, &[(4, Fr::ONE)], &values, None),
             Err(OutOfRange { index: 4, len: 4 })
         );
     }
