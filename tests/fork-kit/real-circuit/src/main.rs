@@ -119,29 +119,24 @@ fn check<C: Circuit<Fr> + Clone + Send>(
     // of microseconds: nothing beside a real sector's millions of constraints, a tenth of
     // a 2 KiB WindowPoSt's few milliseconds.
     let pool = rayon::ThreadPoolBuilder::new().build()?;
-    pool.install(|| timed(circuit, &inputs, mode, reps))
+    pool.install(|| match mode {
+        "bellperson" => bellperson(circuit, reps),
+        _ => run(circuit, &inputs, mode, reps),
+    })
 }
 
-/// Runs `mode` on `circuit`.
-fn timed<C: Circuit<Fr> + Clone + Send>(
-    circuit: C,
-    inputs: &[Fr],
-    mode: &str,
-    reps: usize,
-) -> Result<(), Error> {
-    if mode == "bellperson" {
-        let mut times = Vec::new();
-        for circuit in vec![circuit; reps] {
-            let start = Instant::now();
-            let constraints = bellperson_synthesis::Synthesis::run(circuit)?;
-            times.push(start.elapsed().as_nanos() as f64 / constraints as f64);
-        }
-        times.sort_by(f64::total_cmp);
-        let median = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
-        println!("bellperson's synthesis: {median:.1} ns per constraint");
-        return Ok(());
+/// Times bellperson's synthesis algorithm on `reps` copies of `circuit`.
+fn bellperson<C: Circuit<Fr> + Clone>(circuit: C, reps: usize) -> Result<(), Error> {
+    let mut times = Vec::new();
+    for circuit in vec![circuit; reps] {
+        let start = Instant::now();
+        let constraints = bellperson_synthesis::Synthesis::run(circuit)?;
+        times.push(start.elapsed().as_nanos() as f64 / constraints as f64);
     }
-    run(circuit, inputs, mode, reps)
+    times.sort_by(f64::total_cmp);
+    let median = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
+    println!("bellperson's synthesis: {median:.1} ns per constraint");
+    Ok(())
 }
 
 #[cfg(feature = "synthpool")]
