@@ -15,15 +15,7 @@ fn surface(features: &[&str]) -> BTreeSet<String> {
     let mut command = Command::new(env!("CARGO"));
     command
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "tree",
-            "--offline",
-            "--locked",
-            "-p",
-            "synthpool",
-            "-e",
-            "normal",
-        ])
+        .args(["tree", "--locked", "-p", "synthpool", "-e", "normal"])
         .args([
             "--prefix",
             "none",
