@@ -92,6 +92,12 @@ pub enum FileProblem {
     Key,
     /// Not a regular file (a FIFO, a device, a directory), which an open could block on.
     NotRegular,
+    /// A mapped file changed while it was in use (truncated, or written in place): what
+    /// was evaluated from it is discarded.
+    Changed(String),
+    /// The contents broke an invariant while being evaluated in place (a mapped file is
+    /// not checked in full when opened): the evaluation is discarded.
+    Inconsistent(String),
 }
 
 impl std::error::Error for FileProblem {
@@ -133,6 +139,10 @@ impl fmt::Display for FileProblem {
                 f.write_str("recorded for other parameters than the ones asked for")
             }
             FileProblem::NotRegular => f.write_str("not a regular file"),
+            FileProblem::Changed(why) => write!(f, "changed while in use: {why}"),
+            FileProblem::Inconsistent(what) => {
+                write!(f, "inconsistent contents found while evaluating it: {what}")
+            }
         }
     }
 }

@@ -43,6 +43,10 @@ where
     fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
         BatchProver::verifies(self, proof, public)
     }
+
+    fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
+        BatchProver::fits(self, vectors)
+    }
 }
 
 fn prove_cached<E, C, P>(

@@ -43,6 +43,10 @@ impl<E: MultiMillerLoop> MemberProver<E::Fr> for SrsProver<'_, E> {
     fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
         SrsProver::verifies(self, proof, public)
     }
+
+    fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
+        SrsProver::fits(self, vectors)
+    }
 }
 
 fn prove_cached<E, C, S>(

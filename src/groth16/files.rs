@@ -96,22 +96,23 @@ pub(crate) enum Found<Scalar: PrimeField> {
     Refused,
 }
 
-/// Reads the cache file at `path` of `key` (for `inputs` inputs) in bounded time: one that
-/// makes no progress for [`STALL`] is refused like a damaged one.
+/// Opens the cache file at `path` of `key` (for `inputs` inputs) in place
+/// ([`Recording::map`]: the header and dictionary are read, the rest is mapped) in bounded
+/// time: one whose opening makes no progress for [`STALL`] is refused like a damaged one.
 pub(crate) fn load<Scalar: PrimeField>(path: &Path, inputs: usize, key: &Key) -> Found<Scalar> {
     let started = Instant::now();
     let (reading, key) = (path.to_path_buf(), *key);
     let read = watched(STALL, move |progress| {
-        // Asked before reading: a file renamed over this one meanwhile is not the one read.
+        // Asked before opening: a file renamed over this one meanwhile is not the one read.
         let id = identity(&reading);
         progress();
-        let recording = Recording::<Scalar>::load_keyed_reporting(&reading, &key, progress);
+        let recording = Recording::<Scalar>::map_keyed(&reading, &key);
         (id, recording)
     });
     let why = match read {
         Ok((id, Ok(recording))) if recording.shape().inputs == inputs => {
             log::info!(
-                "synthpool: loaded the recording {} ({} constraints, {} nonzeros) in {:.1?}; \
+                "synthpool: opened the recording {} ({} constraints, {} nonzeros) in {:.1?}; \
                  it serves other batches once a proof made with it verifies",
                 path.display(),
                 recording.shape().constraints,

@@ -60,6 +60,9 @@ pub struct CacheStats {
     pub evaluated_batches: u64,
     /// Members synthesized into storage a previous batch kept.
     pub reused_buffers: u64,
+    /// Members made from a cache file's recording that was then rejected, evaluated again
+    /// from their witness with a recording made from another member of their batch.
+    pub redone_members: u64,
 }
 
 /// What the store holds for one structure.
@@ -413,6 +416,30 @@ impl<Scalar: PrimeField> Store<Scalar> {
         };
         // Freed outside the lock: returning gigabytes to the system takes a while.
         drop(replaced);
+    }
+
+    /// Puts the structure `key` (of `inputs` inputs) on probation for a recording a batch
+    /// made to replace a rejected one, if no batch holds it, to be judged at once like any
+    /// new recording (and saved once trusted).
+    pub(crate) fn claim(self: &Arc<Self>, key: Key, inputs: usize) -> Option<Probation<Scalar>> {
+        let mut state = lock(&self.state);
+        if state.entries.contains_key(&key) {
+            return None;
+        }
+        state.entries.insert(key, (inputs, Slot::Probation));
+        state.stats.recorded += 1;
+        Some(Probation {
+            store: Arc::clone(self),
+            key: Some((key, inputs)),
+            file: None,
+            unknown: false,
+            done: false,
+        })
+    }
+
+    /// Counts a member redone after its file's recording was rejected.
+    pub(crate) fn redone(&self) {
+        lock(&self.state).stats.redone_members += 1;
     }
 
     /// Drops a trusted recording a circuit did not fit (the circuit may be the one at

@@ -20,22 +20,26 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
+use std::io;
 
 use ff::PrimeField;
 use rayon::prelude::*;
 
 use super::matrix::Matrix;
 use super::row_sets::{RankedRows, RowSet};
+use super::sections::{SectionReader, SectionWriter, Sections, Source};
+use super::words::Words;
+use crate::error::Error;
 
 /// The rows of a recording that state a value, and the folded check.
 pub(crate) struct Claims<Scalar> {
     /// Which rows are claimed.
     rows: RankedRows,
     /// Per claimed row, the position of its stated value `v`.
-    stated: Vec<u32>,
+    stated: Words<u32>,
     /// The distinct positions the check reads, and their folded coefficients `γ_k`, times
     /// 16.
-    positions: Vec<u32>,
+    positions: Words<u32>,
     coefficients: Vec<Scalar>,
 }
 
@@ -43,8 +47,8 @@ impl<Scalar> Default for Claims<Scalar> {
     fn default() -> Self {
         Claims {
             rows: RankedRows::default(),
-            stated: Vec::new(),
-            positions: Vec::new(),
+            stated: Words::default(),
+            positions: Words::default(),
             coefficients: Vec::new(),
         }
     }
@@ -195,7 +199,7 @@ impl<Scalar: PrimeField> Claims<Scalar> {
                 .then(|| matrix.columns[start])
         };
         let mut claimed = RowSet::with_rows(rows);
-        let mut claims = Claims::default();
+        let mut stated = Vec::new();
         let rho = random::<Scalar>();
         // Starting from 16 keeps every coefficient 16 times itself (see the module's
         // comment).
@@ -211,7 +215,7 @@ impl<Scalar: PrimeField> Claims<Scalar> {
             }
             let (columns, ids) = a.row(row);
             claimed.insert(row);
-            claims.stated.push(v);
+            stated.push(v);
             weight *= rho;
             let mut products = [Scalar::ZERO; 8];
             for (columns, ids) in columns.chunks(8).zip(ids.chunks(8)) {
@@ -223,13 +227,18 @@ impl<Scalar: PrimeField> Claims<Scalar> {
             }
             folded.add(v, -weight);
         }
-        if claims.stated.is_empty() {
+        if stated.is_empty() {
             // A recording without claimed rows holds nothing for them.
             return Claims::default();
         }
-        (claims.positions, claims.coefficients) = folded.finish().into_iter().unzip();
-        claims.rows = claimed.ranked();
-        claims
+        let (positions, coefficients): (Vec<u32>, Vec<Scalar>) =
+            folded.finish().into_iter().unzip();
+        Claims {
+            rows: claimed.ranked(),
+            stated: stated.into(),
+            positions: positions.into(),
+            coefficients,
+        }
     }
 
     /// Whether the claimed rows hold together for these values (aux values first, then
@@ -278,6 +287,53 @@ impl<Scalar: PrimeField> Claims<Scalar> {
     }
 }
 
+/// The folded coefficients are written as their canonical representations and converted
+/// when read, since a field element's memory form is the field's own business; the rest
+/// is read in place.
+impl<Scalar: PrimeField> Sections for Claims<Scalar> {
+    fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
+        self.rows.write_sections(out)?;
+        out.words(&self.stated)?;
+        out.words(&self.positions)?;
+        let mut reprs = Vec::with_capacity(self.coefficients.len() * repr_len::<Scalar>());
+        for coefficient in &self.coefficients {
+            reprs.extend_from_slice(coefficient.to_repr().as_ref());
+        }
+        out.words(&reprs)
+    }
+
+    fn read_sections<S: Source>(input: &mut SectionReader<S>) -> Result<Self, Error> {
+        let rows = RankedRows::read_sections(input)?;
+        let stated = input.words()?;
+        let positions: Words<u32> = input.words()?;
+        let reprs = input.exactly::<u8>(
+            positions.len() * repr_len::<Scalar>(),
+            "folded coefficients",
+        )?;
+        let mut coefficients = Vec::new();
+        crate::vectors::reserve(&mut coefficients, positions.len(), "folded coefficients")?;
+        for bytes in reprs.chunks_exact(repr_len::<Scalar>()) {
+            let mut repr = Scalar::Repr::default();
+            repr.as_mut().copy_from_slice(bytes);
+            let coefficient = Option::from(Scalar::from_repr(repr)).ok_or_else(|| {
+                input.corrupt("a folded coefficient is not a field element".into())
+            })?;
+            coefficients.push(coefficient);
+        }
+        Ok(Claims {
+            rows,
+            stated,
+            positions,
+            coefficients,
+        })
+    }
+}
+
+/// Bytes of a field element's canonical representation.
+fn repr_len<Scalar: PrimeField>() -> usize {
+    Scalar::Repr::default().as_ref().len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,15 +344,7 @@ mod tests {
 
     /// A matrix of the given rows of (column, coefficient id) terms.
     fn matrix(rows: &[&[(u32, u16)]]) -> Matrix {
-        let mut m = Matrix::default();
-        for row in rows {
-            for &(column, id) in *row {
-                m.columns.push(column);
-                m.coeff_ids.push(id);
-            }
-            m.row_starts.push(m.columns.len() as u32);
-        }
-        m
+        Matrix::from_rows(rows.iter().copied())
     }
 
     /// Sums by position whatever order the positions come in: mostly forward, jumps past

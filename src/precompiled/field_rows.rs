@@ -16,13 +16,18 @@
 //! evaluates to the same field element on either path: which path a row takes changes only
 //! the time, never the value.
 
+use std::io;
+
 use super::matrix::Matrix;
+use super::sections::{SectionReader, SectionWriter, Sections, Source};
+use super::words::Words;
+use crate::error::Error;
 
 /// The stretches of field rows of a recording: half-open ranges of rows, sorted and
 /// disjoint.
 #[derive(Default)]
 pub(crate) struct FieldRows {
-    ranges: Vec<(u32, u32)>,
+    ranges: Words<[u32; 2]>,
 }
 
 /// What one side of a row is, for [`FieldRows::new`].
@@ -99,12 +104,14 @@ impl FieldRows {
                 }
                 None => {
                     if let Some((first, end)) = anchored.take() {
-                        ranges.push((first as u32, end as u32));
+                        ranges.push([first as u32, end as u32]);
                     }
                 }
             }
         }
-        FieldRows { ranges }
+        FieldRows {
+            ranges: ranges.into(),
+        }
     }
 
     /// Calls `visit(start, count, field)` for the consecutive pieces of rows
@@ -120,10 +127,10 @@ impl FieldRows {
         let mut at = first;
         let mut next = self
             .ranges
-            .partition_point(|&(_, stop)| stop as usize <= at);
+            .partition_point(|&[_, stop]| stop as usize <= at);
         while at < end {
             match self.ranges.get(next) {
-                Some(&(start, stop)) if (start as usize) < end => {
+                Some(&[start, stop]) if (start as usize) < end => {
                     let (start, stop) = (start as usize, stop as usize);
                     if start > at {
                         visit(at, start - at, false);
@@ -145,6 +152,18 @@ impl FieldRows {
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
         8 * self.ranges.len()
+    }
+}
+
+impl Sections for FieldRows {
+    fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
+        out.words(&self.ranges)
+    }
+
+    fn read_sections<S: Source>(input: &mut SectionReader<S>) -> Result<Self, Error> {
+        Ok(FieldRows {
+            ranges: input.words()?,
+        })
     }
 }
 
@@ -204,7 +223,7 @@ mod tests {
         ]);
         let c = matrix(&[unit(2); 11]);
         let rows = FieldRows::new(&[a, b, c], one, general, |row| row == 3);
-        assert_eq!(rows.ranges, [(1, 4), (7, 8), (10, 11)]);
+        assert_eq!(*rows.ranges, [[1, 4], [7, 8], [10, 11]]);
         let mut seen = Vec::new();
         rows.pieces(0, 11, |start, count, field| {
             seen.push((start, count, field))

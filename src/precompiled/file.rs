@@ -1,47 +1,65 @@
-//! The on-disk format of a [`Recording`]: versioned, checked, written atomically.
+//! The on-disk format of a [`Recording`]: versioned, written atomically, laid out so that
+//! a process can use it in place ([`Recording::map`]) or read and check all of it
+//! ([`Recording::load`]).
 //!
-//! Layout (integers little-endian):
-//! - magic `SYNTHPCE`, format version (u32);
-//! - the field: its modulus as text (u32 length + bytes) and its repr length (u32);
-//! - a 32-byte key: all zeros from [`Recording::save`]; the drop-ins' cache files carry a
-//!   digest of the parameters' verifying key, and refuse a file under any other;
-//! - shape: inputs, aux, rows, dictionary length, nonzeros of A, B, C (u64 each);
-//! - the dictionary (repr bytes per entry);
-//! - per matrix A, B, C: row starts (u32 × rows+1), columns (u32 × nonzeros), coefficient ids
-//!   (u16 × nonzeros);
+//! Layout (integers little-endian, the only byte order this build reads or writes):
+//! - header: magic `SYNTHPCE`, format version (u32); the field, as its modulus in text (u32
+//!   length + bytes) and its repr length (u32); a 32-byte key (all zeros from
+//!   [`Recording::save`]; the drop-ins' cache files carry a digest of the parameters'
+//!   verifying key, and refuse a file under any other); the shape: inputs, aux, rows,
+//!   dictionary length, nonzeros of A, B, C (u64 each); the number of sections (u32) and
+//!   each one's offset and length in bytes (u64 each); zeros up to a multiple of 64 bytes;
+//! - the sections, each at the offset the table gives (a multiple of 64, right after the
+//!   previous one's padding): the dictionary (repr bytes per entry); per matrix A, B, C its
+//!   row starts (u32 × rows+1), columns (u32 × nonzeros) and coefficient ids (u16 ×
+//!   nonzeros); then what evaluation derives from them, so no process derives it again:
+//!   the density bitmaps, each matrix's layout (block classes, runs of powers of two, rows
+//!   of general coefficients, wide rows), the rows that state a value with their folded
+//!   check, and the stretches of field rows (see each part's `write_sections`);
 //! - a BLAKE2sp-256 digest of everything before it.
 //!
 //! Saving writes a temporary file created exclusively, under a name no other save uses, in
 //! the target's directory, syncs it and renames it onto the target: readers see the old file
-//! or the new one, whole, and concurrent saves (of one path or of siblings) never mix.
+//! or the new one, whole, concurrent saves (of one path or of siblings, from processes on
+//! one machine or on several sharing the directory) never mix, and a process that mapped
+//! the old file keeps reading the old file.
 //!
-//! Loading checks the header against the file's length, asks for the memory the header
-//! implies without touching it (so an impossible size is an error at once, not an abort
-//! later), verifies the digest in a streaming pass before allocating anything large, then
-//! reads each section into fallibly reserved vectors and checks every invariant of
-//! [`Matrix`]'s module: a damaged or hostile file is an error, never a panic, an abort or an
-//! out-of-bounds read later.
+//! Opening checks the header against the file's length (a truncated file is refused then);
+//! [`Recording::load`] then verifies the digest in a streaming pass before allocating
+//! anything large, reads the dictionary and the matrices into fallibly reserved vectors,
+//! checks every invariant of [`Matrix`]'s module and derives the rest afresh: a damaged or
+//! hostile file is an error, never a panic, an abort or an out-of-bounds read later.
+//! [`Recording::map`] reads the header and the dictionary only; see its documentation for
+//! what it trusts.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use blake2s_simd::blake2sp::State as Digest;
 use ff::PrimeField;
 
-use super::matrix::{check_counts, Matrix};
+use super::claims::Claims;
+use super::coefficients::CoefficientTable;
+use super::density::Densities;
+use super::field_rows::FieldRows;
+use super::layout::MatrixLayout;
+use super::matrix::{check_counts, validate_dictionary, Matrix};
+use super::sections::{padding, Copied, SectionReader, SectionWriter, Sections, Source, ALIGN};
 use super::Recording;
 use crate::error::{Error, FileProblem};
 use crate::vectors::reserve;
 
 const MAGIC: &[u8; 8] = b"SYNTHPCE";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
-const DIGEST_LEN: usize = 32;
+pub const FORMAT_VERSION: u32 = 3;
+const DIGEST_LEN: u64 = 32;
 /// Bytes of the key that names what a file was recorded for.
 pub(crate) const KEY_LEN: usize = 32;
 const COUNTS: usize = 7;
+/// More sections than any recording has: a table longer than this is not a recording's.
+const MAX_SECTIONS: u32 = 1024;
 const CHUNK: usize = 1 << 20;
 
 fn io_error(path: &Path) -> impl Fn(io::Error) -> Error + '_ {
@@ -60,10 +78,15 @@ struct DigestingWriter<W> {
     digest: Digest,
 }
 
-impl<W: Write> DigestingWriter<W> {
-    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.digest.update(bytes);
-        self.inner.write_all(bytes)
+impl<W: Write> Write for DigestingWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(bytes)?;
+        self.digest.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -86,38 +109,6 @@ impl<R: Read> Fields<R> {
     fn u64(&mut self) -> io::Result<u64> {
         self.bytes().map(u64::from_le_bytes)
     }
-
-    /// Reads `count` little-endian integers of `N` bytes into a fallibly reserved vector,
-    /// converting in chunks.
-    fn vector<T, const N: usize>(
-        &mut self,
-        count: usize,
-        what: &'static str,
-        decode: fn([u8; N]) -> T,
-    ) -> Result<Vec<T>, ReadError> {
-        let mut out = Vec::new();
-        reserve(&mut out, count, what).map_err(ReadError::Memory)?;
-        let mut chunk = vec![0u8; CHUNK / N * N];
-        let mut left = count;
-        while left > 0 {
-            let n = left.min(chunk.len() / N);
-            let bytes = &mut chunk[..n * N];
-            self.inner.read_exact(bytes).map_err(ReadError::Io)?;
-            out.extend(
-                bytes
-                    .chunks_exact(N)
-                    .map(|b| decode(b.try_into().expect("chunks of N bytes"))),
-            );
-            left -= n;
-        }
-        Ok(out)
-    }
-}
-
-/// A failure while reading a section.
-enum ReadError {
-    Io(io::Error),
-    Memory(Error),
 }
 
 /// Header fields, as read.
@@ -128,10 +119,10 @@ struct Header {
     rows: usize,
     dictionary: usize,
     nonzeros: [usize; 3],
-    /// Bytes of the header itself, where the body starts.
-    len: u64,
     /// Bytes of a coefficient's representation.
     repr_len: usize,
+    /// Offset and length of every section.
+    table: Vec<(u64, u64)>,
 }
 
 impl Header {
@@ -142,26 +133,19 @@ impl Header {
             .fold(0usize, |sum, &n| sum.saturating_add(n))
     }
 
-    /// Bytes after the counts, digest included; `None` on overflow.
-    fn body_len(&self, repr_len: usize) -> Option<u64> {
-        let mut total = (self.dictionary as u64).checked_mul(repr_len as u64)?;
-        for &nnz in &self.nonzeros {
-            total = total
-                .checked_add((self.rows as u64).checked_add(1)?.checked_mul(4)?)?
-                .checked_add((nnz as u64).checked_mul(6)?)?;
-        }
-        total.checked_add(DIGEST_LEN as u64)
-    }
-
-    /// Bytes the loaded recording will hold: its terms, row offsets, dictionary and
-    /// density bitmaps.
-    fn memory_needed(&self, repr_len: usize, nonzeros: usize) -> usize {
-        nonzeros
+    /// Bytes the copied recording will hold at least: its terms, row offsets and
+    /// dictionary.
+    fn memory_needed(&self) -> usize {
+        self.total_nonzeros()
             .saturating_mul(6)
             .saturating_add(self.rows.saturating_add(1).saturating_mul(12))
-            .saturating_add(self.dictionary.saturating_mul(repr_len))
-            .saturating_add(self.aux.saturating_mul(2).saturating_add(self.inputs) / 8)
+            .saturating_add(self.dictionary.saturating_mul(self.repr_len))
     }
+}
+
+/// Bytes of the header before its table, for a modulus of `modulus_len` bytes.
+fn fixed_header_len(modulus_len: usize) -> u64 {
+    (8 + 4 + 4 + modulus_len + 4 + KEY_LEN + COUNTS * 8 + 4) as u64
 }
 
 /// Unique temporary names within this process; the process id separates processes.
@@ -194,11 +178,20 @@ fn create_temporary(path: &Path) -> Result<(PathBuf, File), Error> {
             .open(&temporary)
         {
             Ok(file) => return Ok((temporary, file)),
-            // Left behind by a crashed process that had this id: pick the next name.
+            // Left behind by a crashed process that had this id, or written by a process of
+            // another machine with the same id: pick the next name.
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(Error::file(temporary, FileProblem::Io(e))),
         }
     }
+}
+
+/// The recording's parts other than its dictionary and matrices, as the file holds them.
+struct Derived<Scalar> {
+    densities: Densities,
+    layouts: [MatrixLayout; 3],
+    claims: Claims<Scalar>,
+    field_rows: FieldRows,
 }
 
 impl<Scalar: PrimeField> Recording<Scalar> {
@@ -226,18 +219,46 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         result
     }
 
+    /// Writes every section through `out`, in the format's order.
+    fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
+        let mut dictionary = Vec::new();
+        for value in self.coefficients.dictionary() {
+            dictionary.extend_from_slice(value.to_repr().as_ref());
+        }
+        out.words(&dictionary)?;
+        for matrix in &self.matrices {
+            out.words(&matrix.row_starts)?;
+            out.words(&matrix.columns)?;
+            out.words(&matrix.coeff_ids)?;
+        }
+        self.densities.write_sections(out)?;
+        for layout in &self.layouts {
+            layout.write_sections(out)?;
+        }
+        self.claims.write_sections(out)?;
+        self.field_rows.write_sections(out)
+    }
+
     fn write_to(&self, file: File, key: &[u8; KEY_LEN]) -> io::Result<()> {
+        let lengths = {
+            let mut sizing = SectionWriter::sizing();
+            self.write_sections(&mut sizing)?;
+            sizing.lengths()
+        };
+        let fixed = fixed_header_len(Scalar::MODULUS.len());
+        let header_len = fixed + 16 * lengths.len() as u64;
+        let mut offset = header_len + padding(header_len);
         let mut out = DigestingWriter {
             inner: BufWriter::with_capacity(CHUNK, file),
             digest: Digest::new(),
         };
-        out.put(MAGIC)?;
-        out.put(&FORMAT_VERSION.to_le_bytes())?;
-        out.put(&(Scalar::MODULUS.len() as u32).to_le_bytes())?;
-        out.put(Scalar::MODULUS.as_bytes())?;
+        out.write_all(MAGIC)?;
+        out.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        out.write_all(&(Scalar::MODULUS.len() as u32).to_le_bytes())?;
+        out.write_all(Scalar::MODULUS.as_bytes())?;
         let repr_len = Scalar::Repr::default().as_ref().len() as u32;
-        out.put(&repr_len.to_le_bytes())?;
-        out.put(key)?;
+        out.write_all(&repr_len.to_le_bytes())?;
+        out.write_all(key)?;
         let counts = [
             self.inputs,
             self.aux,
@@ -247,22 +268,16 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         .into_iter()
         .chain(self.matrices.iter().map(Matrix::nonzeros));
         for count in counts {
-            out.put(&(count as u64).to_le_bytes())?;
+            out.write_all(&(count as u64).to_le_bytes())?;
         }
-        for value in self.coefficients.dictionary() {
-            out.put(value.to_repr().as_ref())?;
+        out.write_all(&(lengths.len() as u32).to_le_bytes())?;
+        for len in lengths {
+            out.write_all(&offset.to_le_bytes())?;
+            out.write_all(&len.to_le_bytes())?;
+            offset += len + padding(len);
         }
-        for matrix in &self.matrices {
-            for &start in &matrix.row_starts {
-                out.put(&start.to_le_bytes())?;
-            }
-            for &column in &matrix.columns {
-                out.put(&column.to_le_bytes())?;
-            }
-            for &id in &matrix.coeff_ids {
-                out.put(&id.to_le_bytes())?;
-            }
-        }
+        out.write_all(&[0; ALIGN as usize][..padding(header_len) as usize])?;
+        self.write_sections(&mut SectionWriter::writing(&mut out))?;
         let digest = out.digest.finalize();
         out.inner.write_all(digest.as_bytes())?;
         let file = out
@@ -272,72 +287,195 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         file.sync_all()
     }
 
-    /// Reads a recording written by [`Self::save`] for this field, under any key. Truncated,
-    /// damaged, foreign-version or foreign-field files are errors naming the file.
+    /// Reads a recording written by [`Self::save`] for this field, under any key, into
+    /// memory, checking all of it (the digest, every invariant of the matrices) and deriving
+    /// what evaluation needs afresh. Truncated, damaged, foreign-version or foreign-field
+    /// files are errors naming the file. Costs a pass over the file and a copy of it; see
+    /// [`Self::map`] for a recording opened in place.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        Self::load_checked(path, None, &|| {})
+        Self::load_checked(path, None)
     }
 
     /// [`Self::load`], refusing a file saved under another key than `key`.
     #[cfg(test)]
     pub(crate) fn load_keyed(path: &Path, key: &[u8; KEY_LEN]) -> Result<Self, Error> {
-        Self::load_checked(path, Some(key), &|| {})
+        Self::load_checked(path, Some(key))
     }
 
-    /// [`Self::load`], refusing a file saved under another key than `key` and calling
-    /// `progress` after each read of the file (at most 1 MiB), so a watchdog can tell a
-    /// slow read from a hung one.
-    #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
-    pub(crate) fn load_keyed_reporting(
-        path: &Path,
-        key: &[u8; KEY_LEN],
-        progress: &dyn Fn(),
-    ) -> Result<Self, Error> {
-        Self::load_checked(path, Some(key), progress)
-    }
-
-    fn load_checked(
-        path: &Path,
-        expected_key: Option<&[u8; KEY_LEN]>,
-        progress: &dyn Fn(),
-    ) -> Result<Self, Error> {
+    fn load_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
         let failed = io_error(path);
-        let (file, file_len) = crate::regular_file::open(path)?;
-        progress();
-        let mut file = Reporting { file, progress };
-        let header = read_header::<Scalar>(&mut file, path, file_len)?;
-        if let Some(expected) = expected_key {
-            if *expected != header.key {
-                return Err(Error::file(path, FileProblem::Key));
-            }
-        }
+        let (mut file, file_len, header) = open::<Scalar>(path, expected_key)?;
         // Ask for the memory the header implies, touching none of it: an impossible size is
         // an error now rather than an abort half-way through.
         reserve(
             &mut Vec::<u8>::new(),
-            header.memory_needed(header.repr_len, header.total_nonzeros()),
+            header.memory_needed(),
             "bytes of recording",
         )?;
         verify_digest(&mut file, file_len).map_err(|e| match e {
             DigestError::Io(e) => failed(e),
             DigestError::Mismatch => Error::file(path, FileProblem::Checksum),
         })?;
-        file.seek(SeekFrom::Start(header.len)).map_err(&failed)?;
-        read_body(&mut file, path, &header)
+        let source = Copied {
+            file,
+            path: path.to_path_buf(),
+        };
+        let mut sections = SectionReader::new(source, path, header.table.clone());
+        let (dictionary, matrices) = read_matrices(&mut sections, &header)?;
+        sections.skip_rest();
+        sections.finish()?;
+        Recording::checked(header.inputs, header.aux, matrices, dictionary, |message| {
+            Error::file(path, FileProblem::Corrupt(message))
+        })
+    }
+
+    /// Opens a recording written by [`Self::save`] for this field, under any key, in place:
+    /// the file is mapped into memory and evaluation reads it there, so opening costs the
+    /// same at any size (the header and the dictionary are read and checked; nothing is
+    /// derived) and every process that maps the file shares one copy of its pages.
+    ///
+    /// What it trusts, and why that is safe: the header is checked against the file's
+    /// length, field, version and key as [`Self::load`] checks it, but the digest and the
+    /// invariants of the matrices are not (that is a pass over the whole file). Memory
+    /// safety never depends on the contents: only integers are read in place, at checked
+    /// bounds, and evaluation indexes with bounds checks; a file that breaks the format's
+    /// invariants fails an evaluation with an error, and a file truncated or written to
+    /// while mapped makes the evaluation that sees it an error. Evaluation checks every row
+    /// against the witness as for any recording. What an unchecked file can still do is
+    /// give vectors that satisfy its own rows but not the circuit's (a file damaged in a
+    /// way no row shows, or forged): the drop-ins verify every proof made from a recording
+    /// before returning it, which catches that; a caller of this function without a
+    /// verifying key should use [`Self::load`].
+    ///
+    /// Where files cannot be mapped (not a 64-bit little-endian Unix, or more than 128
+    /// files mapped at once) this is [`Self::load`].
+    pub fn map(path: &Path) -> Result<Self, Error> {
+        Self::map_checked(path, None)
+    }
+
+    /// [`Self::map`], refusing a file saved under another key than `key`.
+    #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27", test))]
+    pub(crate) fn map_keyed(path: &Path, key: &[u8; KEY_LEN]) -> Result<Self, Error> {
+        Self::map_checked(path, Some(key))
+    }
+
+    #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+    fn map_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
+        use super::mapping::Mapping;
+        use super::sections::Mapped;
+        let (file, file_len, header) = open::<Scalar>(path, expected_key)?;
+        let Some(mapping) = Mapping::new(file, path, file_len)? else {
+            return Self::load_checked(path, expected_key);
+        };
+        let mut sections = SectionReader::new(
+            Mapped(std::sync::Arc::clone(&mapping)),
+            path,
+            header.table.clone(),
+        );
+        let (dictionary, matrices) = read_matrices(&mut sections, &header)?;
+        let derived = Derived {
+            densities: Densities::read_sections(&mut sections, header.inputs, header.aux)?,
+            layouts: [
+                MatrixLayout::read_sections(&mut sections)?,
+                MatrixLayout::read_sections(&mut sections)?,
+                MatrixLayout::read_sections(&mut sections)?,
+            ],
+            claims: Claims::read_sections(&mut sections)?,
+            field_rows: FieldRows::read_sections(&mut sections)?,
+        };
+        sections.finish()?;
+        Ok(Recording {
+            inputs: header.inputs,
+            aux: header.aux,
+            matrices,
+            coefficients: CoefficientTable::new(dictionary),
+            layouts: derived.layouts,
+            densities: derived.densities,
+            claims: derived.claims,
+            field_rows: derived.field_rows,
+            mapping: Some(mapping),
+        })
+    }
+
+    #[cfg(not(all(unix, target_pointer_width = "64", target_endian = "little")))]
+    fn map_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
+        Self::load_checked(path, expected_key)
     }
 }
 
+/// The dictionary (checked: field elements, one and minus one first, no zero) and the
+/// three matrices (their lengths checked against the header), the first sections.
+fn read_matrices<Scalar: PrimeField, S: Source>(
+    sections: &mut SectionReader<S>,
+    header: &Header,
+) -> Result<(Vec<Scalar>, [Matrix; 3]), Error> {
+    let reprs = sections.exactly::<u8>(header.dictionary * header.repr_len, "dictionary")?;
+    let mut dictionary = Vec::new();
+    reserve(&mut dictionary, header.dictionary, "coefficients")?;
+    for bytes in reprs.chunks_exact(header.repr_len) {
+        let mut repr = Scalar::Repr::default();
+        repr.as_mut().copy_from_slice(bytes);
+        let value: Option<Scalar> = Scalar::from_repr(repr).into();
+        dictionary.push(
+            value.ok_or_else(|| {
+                sections.corrupt("a dictionary entry is not a field element".into())
+            })?,
+        );
+    }
+    validate_dictionary(&dictionary).map_err(|message| sections.corrupt(message))?;
+    let row_starts = header
+        .rows
+        .checked_add(1)
+        .ok_or_else(|| sections.corrupt("impossible row count".into()))?;
+    let mut matrix = |nonzeros: usize| -> Result<Matrix, Error> {
+        Ok(Matrix {
+            row_starts: sections.exactly(row_starts, "row offsets")?,
+            columns: sections.exactly(nonzeros, "columns")?,
+            coeff_ids: sections.exactly::<u16>(nonzeros, "coefficient ids")?,
+        })
+    };
+    let matrices = [
+        matrix(header.nonzeros[0])?,
+        matrix(header.nonzeros[1])?,
+        matrix(header.nonzeros[2])?,
+    ];
+    Ok((dictionary, matrices))
+}
+
+/// Opens the recording file at `path` and reads its header: the file, its length and the
+/// header, checked against this field, `expected_key` when given, and the file's length.
+fn open<Scalar: PrimeField>(
+    path: &Path,
+    expected_key: Option<&[u8; KEY_LEN]>,
+) -> Result<(File, u64, Header), Error> {
+    if cfg!(not(target_endian = "little")) {
+        return Err(Error::file(
+            path,
+            FileProblem::Corrupt("recording files are read on little-endian machines only".into()),
+        ));
+    }
+    let (mut file, file_len) = crate::regular_file::open(path)?;
+    let header = read_header::<Scalar>(&mut file, path, file_len)?;
+    if let Some(expected) = expected_key {
+        if *expected != header.key {
+            return Err(Error::file(path, FileProblem::Key));
+        }
+    }
+    Ok((file, file_len, header))
+}
+
 /// Reads and checks the header of the recording file at `path` (`file_len` bytes long):
-/// magic, version, field, counts, and that they imply the file's length.
+/// magic, version, field, counts, and a table of sections that lie end to end, each padded,
+/// up to the digest that ends the file.
 fn read_header<Scalar: PrimeField>(
-    file: &mut impl Read,
+    file: &mut File,
     path: &Path,
     file_len: u64,
 ) -> Result<Header, Error> {
     let failed = io_error(path);
     let broken = |problem| Error::file(path, problem);
     let mut fields = Fields {
-        inner: BufReader::with_capacity(CHUNK, file),
+        inner: io::BufReader::with_capacity(1 << 16, file),
     };
     if &fields.bytes::<8>().map_err(&failed)? != MAGIC {
         return Err(broken(FileProblem::NotARecording));
@@ -375,6 +513,38 @@ fn read_header<Scalar: PrimeField>(
         *count = usize::try_from(fields.u64().map_err(&failed)?)
             .map_err(|_| broken(FileProblem::Corrupt("a count exceeds this platform".into())))?;
     }
+    let sections = fields.u32().map_err(&failed)?;
+    if sections > MAX_SECTIONS {
+        return Err(broken(FileProblem::Corrupt(format!(
+            "a table of {sections} sections"
+        ))));
+    }
+    let header_len = fixed_header_len(modulus_len) + 16 * u64::from(sections);
+    let mut expected = header_len + padding(header_len);
+    let mut table = Vec::with_capacity(sections as usize);
+    for index in 0..sections {
+        let (offset, len) = (
+            fields.u64().map_err(&failed)?,
+            fields.u64().map_err(&failed)?,
+        );
+        if offset != expected {
+            return Err(broken(FileProblem::Corrupt(format!(
+                "section {index} starts at {offset}, not at {expected}"
+            ))));
+        }
+        table.push((offset, len));
+        expected = len
+            .checked_next_multiple_of(ALIGN)
+            .and_then(|padded| padded.checked_add(offset))
+            .ok_or_else(|| broken(FileProblem::Corrupt("a section overflows".into())))?;
+    }
+    let implied = expected.checked_add(DIGEST_LEN);
+    if implied != Some(file_len) {
+        return Err(broken(FileProblem::Length {
+            implied,
+            actual: file_len,
+        }));
+    }
     let header = Header {
         key,
         inputs: counts[0],
@@ -382,18 +552,9 @@ fn read_header<Scalar: PrimeField>(
         rows: counts[2],
         dictionary: counts[3],
         nonzeros: [counts[4], counts[5], counts[6]],
-        len: (8 + 4 + 4 + modulus_len + 4 + KEY_LEN + COUNTS * 8) as u64,
         repr_len,
+        table,
     };
-    let implied = header
-        .body_len(repr_len)
-        .and_then(|body| body.checked_add(header.len));
-    if implied != Some(file_len) {
-        return Err(broken(FileProblem::Length {
-            implied,
-            actual: file_len,
-        }));
-    }
     if header.dictionary < 2 || header.dictionary > 1 << 16 {
         return Err(broken(FileProblem::Corrupt(
             "impossible dictionary size".into(),
@@ -409,71 +570,6 @@ fn read_header<Scalar: PrimeField>(
     Ok(header)
 }
 
-/// Reads the sections after the header (the digest already verified) into fallibly
-/// reserved vectors, and checks the recording they make.
-fn read_body<Scalar: PrimeField>(
-    file: &mut impl Read,
-    path: &Path,
-    header: &Header,
-) -> Result<Recording<Scalar>, Error> {
-    let failed = io_error(path);
-    let broken = |problem| Error::file(path, problem);
-    let mut fields = Fields {
-        inner: BufReader::with_capacity(CHUNK, file),
-    };
-    let section = |e: ReadError| match e {
-        ReadError::Io(e) => failed(e),
-        ReadError::Memory(e) => e,
-    };
-    let mut dictionary = Vec::new();
-    reserve(&mut dictionary, header.dictionary, "coefficients")?;
-    for _ in 0..header.dictionary {
-        let mut repr = Scalar::Repr::default();
-        fields.inner.read_exact(repr.as_mut()).map_err(&failed)?;
-        let value: Option<Scalar> = Scalar::from_repr(repr).into();
-        dictionary.push(value.ok_or_else(|| {
-            broken(FileProblem::Corrupt(
-                "a dictionary entry is not a field element".into(),
-            ))
-        })?);
-    }
-    let mut matrices: [Matrix; 3] = Default::default();
-    for (matrix, &nnz) in matrices.iter_mut().zip(&header.nonzeros) {
-        matrix.row_starts = fields
-            .vector(header.rows + 1, "row offsets", u32::from_le_bytes)
-            .map_err(section)?;
-        matrix.columns = fields
-            .vector(nnz, "columns", u32::from_le_bytes)
-            .map_err(section)?;
-        matrix.coeff_ids = fields
-            .vector(nnz, "coefficient ids", u16::from_le_bytes)
-            .map_err(section)?;
-    }
-    Recording::checked(header.inputs, header.aux, matrices, dictionary, |message| {
-        broken(FileProblem::Corrupt(message))
-    })
-}
-
-/// A file that calls `progress` after each read.
-struct Reporting<'a> {
-    file: File,
-    progress: &'a dyn Fn(),
-}
-
-impl Read for Reporting<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let read = self.file.read(buf);
-        (self.progress)();
-        read
-    }
-}
-
-impl Seek for Reporting<'_> {
-    fn seek(&mut self, position: SeekFrom) -> io::Result<u64> {
-        self.file.seek(position)
-    }
-}
-
 enum DigestError {
     Io(io::Error),
     Mismatch,
@@ -484,14 +580,14 @@ fn verify_digest(file: &mut (impl Read + Seek), file_len: u64) -> Result<(), Dig
     file.seek(SeekFrom::Start(0)).map_err(DigestError::Io)?;
     let mut digest = Digest::new();
     let mut buffer = vec![0u8; CHUNK];
-    let mut left = file_len - DIGEST_LEN as u64;
+    let mut left = file_len - DIGEST_LEN;
     while left > 0 {
         let n = left.min(CHUNK as u64) as usize;
         file.read_exact(&mut buffer[..n]).map_err(DigestError::Io)?;
         digest.update(&buffer[..n]);
         left -= n as u64;
     }
-    let mut stored = [0u8; DIGEST_LEN];
+    let mut stored = [0u8; DIGEST_LEN as usize];
     file.read_exact(&mut stored).map_err(DigestError::Io)?;
     if digest.finalize().as_bytes() == stored {
         Ok(())
@@ -521,7 +617,7 @@ mod tests {
     }
 
     #[test]
-    fn a_keyed_file_loads_under_its_key_only() {
+    fn a_keyed_file_opens_under_its_key_only() {
         let dir = std::env::temp_dir().join(format!("synthpool-keyed-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("keyed.rec");
@@ -529,19 +625,26 @@ mod tests {
         recording.save_keyed(&path, &[7; KEY_LEN]).unwrap();
         let loaded = Recording::<blstrs::Scalar>::load_keyed(&path, &[7; KEY_LEN]).unwrap();
         assert_eq!(loaded.shape(), recording.shape());
-        let err = Recording::<blstrs::Scalar>::load_keyed(&path, &[8; KEY_LEN]).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                Error::File {
-                    problem: FileProblem::Key,
-                    ..
-                }
-            ),
-            "{err}"
-        );
-        // Unkeyed loading takes any key.
+        let mapped = Recording::<blstrs::Scalar>::map_keyed(&path, &[7; KEY_LEN]).unwrap();
+        assert_eq!(mapped.shape(), recording.shape());
+        for err in [
+            Recording::<blstrs::Scalar>::load_keyed(&path, &[8; KEY_LEN]).unwrap_err(),
+            Recording::<blstrs::Scalar>::map_keyed(&path, &[8; KEY_LEN]).unwrap_err(),
+        ] {
+            assert!(
+                matches!(
+                    err,
+                    Error::File {
+                        problem: FileProblem::Key,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+        }
+        // Unkeyed opening takes any key.
         assert!(Recording::<blstrs::Scalar>::load(&path).is_ok());
+        assert!(Recording::<blstrs::Scalar>::map(&path).is_ok());
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -241,11 +241,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
             let class = |m: usize| {
                 let layout = &self.layouts[m];
                 BlockLayout {
-                    class: layout
-                        .classes
-                        .get(block / BLOCK)
-                        .copied()
-                        .unwrap_or(BlockClass::Mixed),
+                    class: layout.class(block / BLOCK),
                     runs: &layout.runs,
                     general: &layout.general,
                     wide: &layout.wide,
@@ -813,7 +809,7 @@ mod tests {
             Some(value) => *value,
             None => inputs[column as usize - aux.len()],
         };
-        let mut matrix = Matrix::default();
+        let mut matrix = super::super::matrix::MatrixBuilder::default();
         let mut expected = Vec::new();
         for row in 0..4 * BLOCK {
             let mut sum = Fr::ZERO;
@@ -858,9 +854,11 @@ mod tests {
             matrix.row_starts.push(matrix.columns.len() as u32);
             expected.push(sum);
         }
+        let matrix = Matrix::from(matrix);
         let layout = MatrixLayout::new(&matrix, &table, 400, &|_| false);
         use BlockClass::{Mixed, Small, Unit};
-        assert_eq!(layout.classes, [Mixed, Small, Mixed, Unit]);
+        let classes: Vec<BlockClass> = (0..4).map(|block| layout.class(block)).collect();
+        assert_eq!(classes, [Mixed, Small, Mixed, Unit]);
         let layouts = [
             MatrixLayout::new(&Matrix::default(), &table, 400, &|_| false),
             layout,
@@ -901,7 +899,7 @@ mod tests {
             let mut sums = [[0; BLOCK], [1; BLOCK], [0; BLOCK]];
             let layout = &layouts[1];
             let class = BlockLayout {
-                class: layout.classes[first / BLOCK],
+                class: layout.class(first / BLOCK),
                 runs: &layout.runs,
                 general: &layout.general,
                 wide: &layout.wide,

@@ -3,11 +3,16 @@
 //! MultiEq's rows, and which rows hold general coefficients (summed in the field, or as wide
 //! integers when the coefficients sit on variables).
 
+use std::io;
+
 use super::coefficients::{CoefficientTable, SMALL_MIN};
 use super::matrix::Matrix;
 use super::row_sets::RowSet;
 use super::runs::PowerRuns;
+use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::wide::WideRows;
+use super::words::Words;
+use crate::error::Error;
 
 /// Rows evaluated per pass over one matrix.
 pub(super) const BLOCK: usize = 256;
@@ -26,8 +31,8 @@ pub(crate) enum BlockClass {
 
 /// What evaluation derives from a matrix once, when a recording is built or loaded.
 pub(crate) struct MatrixLayout {
-    /// The class of every block of [`BLOCK`] rows, from row 0.
-    pub(super) classes: Vec<BlockClass>,
+    /// The class of every block of [`BLOCK`] rows, from row 0 (as [`BlockClass::code`]).
+    classes: Words<u8>,
     /// The runs of powers of two in the rows the common loop leaves.
     pub(super) runs: PowerRuns,
     /// The rows holding a general coefficient and no large power of two, summed in the
@@ -80,16 +85,68 @@ impl MatrixLayout {
             None => Default::default(),
         };
         MatrixLayout {
-            classes,
+            classes: classes
+                .iter()
+                .map(|class| class.code())
+                .collect::<Vec<u8>>()
+                .into(),
             runs,
             general,
             wide,
         }
     }
 
+    /// The class of block `block` (of [`BLOCK`] rows from row 0); past the last block,
+    /// `Mixed`, the loop that assumes nothing.
+    #[inline]
+    pub(crate) fn class(&self, block: usize) -> BlockClass {
+        self.classes
+            .get(block)
+            .map_or(BlockClass::Mixed, |&code| BlockClass::from_code(code))
+    }
+
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
         self.classes.len() + self.runs.bytes() + self.general.bytes() + self.wide.bytes()
+    }
+}
+
+impl BlockClass {
+    /// The class as a byte of a recording file.
+    fn code(self) -> u8 {
+        match self {
+            BlockClass::Unit => 0,
+            BlockClass::Small => 1,
+            BlockClass::Mixed => 2,
+        }
+    }
+
+    /// The class a byte of a recording file names; any byte but 0 and 1 is `Mixed`, the
+    /// loop that makes no assumption about the coefficients.
+    fn from_code(code: u8) -> Self {
+        match code {
+            0 => BlockClass::Unit,
+            1 => BlockClass::Small,
+            _ => BlockClass::Mixed,
+        }
+    }
+}
+
+impl Sections for MatrixLayout {
+    fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
+        out.words(&self.classes)?;
+        self.runs.write_sections(out)?;
+        self.general.write_sections(out)?;
+        self.wide.write_sections(out)
+    }
+
+    fn read_sections<S: Source>(input: &mut SectionReader<S>) -> Result<Self, Error> {
+        Ok(MatrixLayout {
+            classes: input.words()?,
+            runs: PowerRuns::read_sections(input)?,
+            general: RowSet::read_sections(input)?,
+            wide: WideRows::read_sections(input)?,
+        })
     }
 }
 

@@ -20,6 +20,7 @@
 
 use ff::PrimeField;
 
+use super::words::Words;
 use crate::error::Side;
 
 /// Set in a column for an input variable while recording; clear for an aux variable.
@@ -28,18 +29,52 @@ pub(crate) const INPUT_FLAG: u32 = 1 << 31;
 /// A sparse matrix: for row `r`, the terms `row_starts[r]..row_starts[r + 1]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Matrix {
+    pub(crate) row_starts: Words<u32>,
+    pub(crate) columns: Words<u32>,
+    pub(crate) coeff_ids: Words<u16>,
+}
+
+impl Default for Matrix {
+    fn default() -> Self {
+        MatrixBuilder::default().into()
+    }
+}
+
+/// A matrix being recorded, row by row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MatrixBuilder {
     pub(crate) row_starts: Vec<u32>,
     pub(crate) columns: Vec<u32>,
     pub(crate) coeff_ids: Vec<u16>,
 }
 
-impl Default for Matrix {
+impl Default for MatrixBuilder {
     fn default() -> Self {
-        Matrix {
+        MatrixBuilder {
             row_starts: vec![0],
             columns: Vec::new(),
             coeff_ids: Vec::new(),
         }
+    }
+}
+
+impl From<MatrixBuilder> for Matrix {
+    fn from(built: MatrixBuilder) -> Self {
+        Matrix {
+            row_starts: built.row_starts.into(),
+            columns: built.columns.into(),
+            coeff_ids: built.coeff_ids.into(),
+        }
+    }
+}
+
+impl MatrixBuilder {
+    /// Drops everything after row `rows`.
+    pub(crate) fn truncate_rows(&mut self, rows: usize) {
+        self.row_starts.truncate(rows + 1);
+        let end = self.row_starts[rows] as usize;
+        self.columns.truncate(end);
+        self.coeff_ids.truncate(end);
     }
 }
 
@@ -84,7 +119,7 @@ impl Matrix {
     /// A matrix of `rows`, each a list of (column, coefficient id).
     #[cfg(test)]
     pub(crate) fn from_rows<R: AsRef<[(u32, u16)]>>(rows: impl IntoIterator<Item = R>) -> Self {
-        let mut matrix = Matrix::default();
+        let mut matrix = MatrixBuilder::default();
         for row in rows {
             for &(column, id) in row.as_ref() {
                 matrix.columns.push(column);
@@ -92,15 +127,7 @@ impl Matrix {
             }
             matrix.row_starts.push(matrix.columns.len() as u32);
         }
-        matrix
-    }
-
-    /// Drops everything after row `rows`.
-    pub(crate) fn truncate_rows(&mut self, rows: usize) {
-        self.row_starts.truncate(rows + 1);
-        let end = self.row_starts[rows] as usize;
-        self.columns.truncate(end);
-        self.coeff_ids.truncate(end);
+        matrix.into()
     }
 }
 
@@ -112,7 +139,7 @@ pub(crate) fn column(is_input: bool, index: u64) -> Option<u32> {
 
 /// Converts the columns of a finished recording from their recording form (an input flag)
 /// to positions (inputs after the `aux` aux variables), invariant 2.
-pub(crate) fn to_positions(matrices: &mut [Matrix; 3], aux: usize) {
+pub(crate) fn to_positions(matrices: &mut [MatrixBuilder; 3], aux: usize) {
     let input_offset = (aux as u32).wrapping_sub(INPUT_FLAG);
     for matrix in matrices {
         for column in &mut matrix.columns {
@@ -131,18 +158,24 @@ pub(crate) fn validate<Scalar: PrimeField>(
     matrices: &[Matrix; 3],
     dictionary: &[Scalar],
 ) -> Result<(), String> {
-    if dictionary.len() < 2 || dictionary[0] != Scalar::ONE || dictionary[1] != -Scalar::ONE {
-        return Err("the dictionary does not start with one and minus one".into());
-    }
-    if dictionary.contains(&Scalar::ZERO) {
-        return Err("the dictionary holds a zero coefficient".into());
-    }
+    validate_dictionary(dictionary)?;
     let rows = matrices[0].rows();
     for (matrix, side) in matrices.iter().zip([Side::A, Side::B, Side::C]) {
         check_matrix(matrix, side, rows, inputs, aux, dictionary.len())?;
     }
     let nonzeros: usize = matrices.iter().map(Matrix::nonzeros).sum();
     check_counts(inputs, aux, rows, nonzeros)
+}
+
+/// Invariant 3's rules for the dictionary itself: one and minus one first, no zero.
+pub(crate) fn validate_dictionary<Scalar: PrimeField>(dictionary: &[Scalar]) -> Result<(), String> {
+    if dictionary.len() < 2 || dictionary[0] != Scalar::ONE || dictionary[1] != -Scalar::ONE {
+        return Err("the dictionary does not start with one and minus one".into());
+    }
+    if dictionary.contains(&Scalar::ZERO) {
+        return Err("the dictionary holds a zero coefficient".into());
+    }
+    Ok(())
 }
 
 /// Invariant 4: the variable counts are what `rows` rows of `nonzeros` terms can reference.

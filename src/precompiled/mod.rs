@@ -38,8 +38,14 @@
 //! # Ok(()) }
 //! ```
 
+// Files are read in place where their integers are this machine's (little-endian, 64-bit
+// counts) and the system maps files; elsewhere they are read into memory.
+#[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+#[allow(unsafe_code)]
+mod bus_guard;
 mod claims;
 mod coefficients;
+mod density;
 mod field_rows;
 mod file;
 mod fill;
@@ -49,17 +55,23 @@ mod kinds;
 #[allow(unsafe_code)]
 mod lanes_x86_64;
 mod layout;
+#[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+#[allow(unsafe_code)]
+mod mapping;
 mod matrix;
 mod output;
+#[allow(unsafe_code)]
+mod plain;
 mod record;
 mod row_sets;
 mod runs;
+mod sections;
 mod sums;
 mod wide;
 mod witness;
+mod words;
 
 use bellpepper_core::{Circuit, ConstraintSystem};
-use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
 pub use self::file::FORMAT_VERSION;
@@ -67,6 +79,7 @@ pub use self::file::FORMAT_VERSION;
 pub(crate) use self::file::KEY_LEN;
 pub use self::witness::Witness;
 
+use self::density::Densities;
 use self::matrix::Matrix;
 use self::record::{Companion, Recorder, StructureOnly};
 
@@ -77,10 +90,10 @@ use self::kinds::ValueKinds;
 use self::layout::MatrixLayout;
 use self::matrix::validate;
 use crate::assignment::ProvingAssignment;
-use crate::error::Error;
+use crate::error::{Error, FileProblem};
 use crate::protocol::lay_out_for_proving;
 use crate::shape::Shape;
-use crate::vectors::{empty_density, reserve, ProverVectors};
+use crate::vectors::{reserve, ProverVectors};
 
 /// A circuit's recorded constraint matrices, ready to evaluate witnesses against.
 pub struct Recording<Scalar: PrimeField> {
@@ -94,11 +107,15 @@ pub struct Recording<Scalar: PrimeField> {
     /// 1), and the runs of powers of two in MultiEq's rows.
     layouts: [MatrixLayout; 3],
     /// `a_aux`, `b_input`, `b_aux`, as the recording implies them.
-    densities: [DensityTracker; 3],
+    densities: Densities,
     /// The rows that state a value, checked together instead of summed.
     claims: Claims<Scalar>,
     /// The stretches of constraints evaluated in the field a constraint at a time.
     field_rows: FieldRows,
+    /// The file the arrays are read from in place, when opened by [`Recording::map`]:
+    /// checked after every evaluation.
+    #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+    mapping: Option<std::sync::Arc<mapping::Mapping>>,
 }
 
 /// A summary: the matrices are gigabytes on a real circuit.
@@ -112,41 +129,6 @@ impl<Scalar: PrimeField> std::fmt::Debug for Recording<Scalar> {
     }
 }
 
-/// Marks every variable with a term in `matrix`: aux variables (positions below
-/// `aux_count`) in `aux`, inputs in `inputs` when given. The bits are set in the trackers'
-/// words directly (bit `i` of a tracker is bit `i % usize::BITS` of word `i / usize::BITS`,
-/// as its least-significant-first order has it), and the totals counted once at the end.
-fn mark_density(
-    matrix: &Matrix,
-    aux_count: usize,
-    mut inputs: Option<&mut DensityTracker>,
-    aux: &mut DensityTracker,
-) {
-    const BITS: usize = usize::BITS as usize;
-    let set = |words: &mut [usize], bit: usize| words[bit / BITS] |= 1 << (bit % BITS);
-    {
-        let aux_words = aux.bv.as_raw_mut_slice();
-        let mut input_words = inputs.as_deref_mut().map(|d| d.bv.as_raw_mut_slice());
-        for &position in &matrix.columns {
-            let position = position as usize;
-            if position < aux_count {
-                set(aux_words, position);
-            } else if let Some(words) = input_words.as_deref_mut() {
-                set(words, position - aux_count);
-            }
-        }
-    }
-    for density in std::iter::once(aux).chain(inputs) {
-        density.total_density = density.bv.count_ones();
-    }
-}
-
-/// `target` made equal to `source`, reusing its storage.
-fn copy_density(target: &mut DensityTracker, source: &DensityTracker) {
-    target.bv.clone_from(&source.bv);
-    target.total_density = source.total_density;
-}
-
 impl<Scalar: PrimeField> Recording<Scalar> {
     /// Builds a recording from parts that passed [`validate`], deriving the coefficient
     /// table and the densities.
@@ -156,11 +138,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         matrices: [Matrix; 3],
         dictionary: Vec<Scalar>,
     ) -> Result<Self, Error> {
-        let mut a_aux = empty_density(aux)?;
-        let mut b_input = empty_density(inputs)?;
-        let mut b_aux = empty_density(aux)?;
-        mark_density(&matrices[0], aux, None, &mut a_aux);
-        mark_density(&matrices[1], aux, Some(&mut b_input), &mut b_aux);
+        let densities = Densities::of(&matrices, inputs, aux)?;
         let coefficients = CoefficientTable::new(dictionary);
         // Invariant 4 of the matrices: at most 2^31 aux variables.
         let one = aux as u32;
@@ -189,8 +167,29 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             coefficients,
             layouts,
             matrices,
-            densities: [a_aux, b_input, b_aux],
+            densities,
+            #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+            mapping: None,
         })
+    }
+
+    /// Runs `evaluate`, which reads the recording's arrays: for a recording read in place
+    /// from a file, a panic (an index the file put out of bounds) is an error naming the
+    /// file, and so is a file that changed under the mapping meanwhile, whatever
+    /// `evaluate` returned.
+    fn in_place<R>(&self, evaluate: impl FnOnce() -> R) -> Result<R, Error> {
+        #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+        if let Some(mapping) = &self.mapping {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(evaluate));
+            mapping.unchanged()?;
+            return outcome.map_err(|panic| {
+                Error::file(
+                    mapping.path(),
+                    FileProblem::Inconsistent(crate::error::panic_message(panic.as_ref())),
+                )
+            });
+        }
+        Ok(evaluate())
     }
 
     /// Checks the invariants of [`Matrix`]'s module and builds the recording; what breaks
@@ -367,11 +366,12 @@ impl<Scalar: PrimeField> Recording<Scalar> {
                 vectors.shape()
             )));
         }
-        let [a_aux, b_input, b_aux] = &self.densities;
-        if *a_aux != vectors.a_aux_density
-            || *b_input != vectors.b_input_density
-            || *b_aux != vectors.b_aux_density
-        {
+        let densities = [
+            &vectors.a_aux_density,
+            &vectors.b_input_density,
+            &vectors.b_aux_density,
+        ];
+        if !self.densities.equal(densities) {
             return Err(Error::InvalidRecording(
                 "its densities differ from the synthesized ones".into(),
             ));
@@ -379,14 +379,24 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         let mut kinds = ValueKinds::default();
         kinds.classify(&vectors.input_assignment, &vectors.aux_assignment)?;
         let values = [&vectors.input_assignment[..], &vectors.aux_assignment[..]];
-        kinds.convert_wide(&self.layouts, values)?;
         let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
         let matrices = (&self.matrices, &self.layouts, &self.field_rows);
-        // Rows stating a value are that value when the claims hold together, as in
-        // evaluation; when they do not, each is summed.
-        let claims = (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
-        let seen = (&kinds, claims);
-        match kernel::first_difference(matrices, &self.coefficients, values, seen, rows) {
+        let difference = self.in_place(|| {
+            kinds.convert_wide(&self.layouts, values)?;
+            // Rows stating a value are that value when the claims hold together, as in
+            // evaluation; when they do not, each is summed.
+            let claims =
+                (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
+            let seen = (&kinds, claims);
+            Ok::<_, Error>(kernel::first_difference(
+                matrices,
+                &self.coefficients,
+                values,
+                seen,
+                rows,
+            ))
+        })??;
+        match difference {
             None => Ok(()),
             Some(row) => Err(Error::InvalidRecording(format!(
                 "row {row} differs from the synthesized one"
@@ -397,7 +407,8 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     /// Evaluates `witness` into `target`, reusing its storage: a, b, c are overwritten (a
     /// recycled vector of the right length needs no zero-filling first), the witness
     /// vectors move in, and `target`'s previous witness vectors come back, emptied, for the
-    /// next [`Self::witness_into`]. On an error `target` holds no rows.
+    /// next [`Self::witness_into`]. On an error `target` holds no rows, and the witness's
+    /// values as on success (so a caller can evaluate them again with another recording).
     pub fn evaluate_into(
         &self,
         witness: Witness<Scalar>,
@@ -412,9 +423,33 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         target: &mut ProverVectors<Scalar>,
         kinds: &mut ValueKinds,
     ) -> Result<Witness<Scalar>, Error> {
-        self.check_structure(&witness)?;
+        let evaluated = self.evaluate_witness(&witness, target, kinds);
+        let mut spare = Witness {
+            inputs: std::mem::replace(&mut target.input_assignment, witness.inputs),
+            aux: std::mem::replace(&mut target.aux_assignment, witness.aux),
+            constraints: 0,
+        };
+        spare.clear();
+        match evaluated {
+            Ok(()) => Ok(spare),
+            Err(error) => {
+                for vector in [&mut target.a, &mut target.b, &mut target.c] {
+                    vector.clear();
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// Sets `target`'s rows and densities for `witness`.
+    fn evaluate_witness(
+        &self,
+        witness: &Witness<Scalar>,
+        target: &mut ProverVectors<Scalar>,
+        kinds: &mut ValueKinds,
+    ) -> Result<(), Error> {
+        self.check_structure(witness)?;
         kinds.classify(&witness.inputs, &witness.aux)?;
-        kinds.convert_wide(&self.layouts, [&witness.inputs, &witness.aux])?;
         let rows = self.matrices[0].rows();
         // Ask for the memory here, where running out is an error, not an abort. Vectors at
         // least as long (recycled, or a prover's padded domains handed back) are cut to
@@ -429,31 +464,27 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             }
         }
         let values = [&witness.inputs[..], &witness.aux[..]];
-        let claims = (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
-        let failed = kernel::evaluate_rows(
-            (&self.matrices, &self.layouts, &self.field_rows),
-            &self.coefficients,
-            values,
-            (kinds, claims),
-            [&mut target.a, &mut target.b, &mut target.c],
-        );
+        let failed = self.in_place(|| {
+            kinds.convert_wide(&self.layouts, values)?;
+            let claims =
+                (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
+            Ok::<_, Error>(kernel::evaluate_rows(
+                (&self.matrices, &self.layouts, &self.field_rows),
+                &self.coefficients,
+                values,
+                (&*kinds, claims),
+                [&mut target.a, &mut target.b, &mut target.c],
+            ))
+        })??;
         if let Some(row) = failed {
-            for vector in [&mut target.a, &mut target.b, &mut target.c] {
-                vector.clear();
-            }
             return Err(Error::Unsatisfied { row });
         }
-        let [a_aux, b_input, b_aux] = &self.densities;
-        copy_density(&mut target.a_aux_density, a_aux);
-        copy_density(&mut target.b_input_density, b_input);
-        copy_density(&mut target.b_aux_density, b_aux);
-        let mut spare = Witness {
-            inputs: std::mem::replace(&mut target.input_assignment, witness.inputs),
-            aux: std::mem::replace(&mut target.aux_assignment, witness.aux),
-            constraints: 0,
-        };
-        spare.clear();
-        Ok(spare)
+        self.densities.copy_into([
+            &mut target.a_aux_density,
+            &mut target.b_input_density,
+            &mut target.b_aux_density,
+        ]);
+        Ok(())
     }
 }
 

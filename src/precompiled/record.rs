@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use ff::PrimeField;
 
-use super::matrix::{column, to_positions, Matrix, INPUT_FLAG};
+use super::matrix::{column, to_positions, Matrix, MatrixBuilder, INPUT_FLAG};
 use super::witness::Witness;
 use crate::assignment::ProvingAssignment;
 use crate::error::{Error, Limit, Side, Unallocated, VariableKind};
@@ -319,7 +319,7 @@ fn room<T>(vector: &mut Vec<T>, additional: usize, what: &'static str) -> Result
 pub(super) struct Recorder<Scalar: PrimeField, V = StructureOnly> {
     inputs: usize,
     aux: usize,
-    matrices: [Matrix; 3],
+    matrices: [MatrixBuilder; 3],
     dictionary: Dictionary<Scalar>,
     lcs: LcPool<Scalar>,
     fault: Option<Fault>,
@@ -336,7 +336,7 @@ pub(crate) struct Recorded<Scalar> {
 
 impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
     fn rows(&self) -> usize {
-        self.matrices[0].rows()
+        self.matrices[0].row_starts.len() - 1
     }
 
     fn shape(&self) -> Shape {
@@ -358,7 +358,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
                 Ok(Recorded {
                     inputs: self.inputs,
                     aux: self.aux,
-                    matrices,
+                    matrices: matrices.map(Matrix::from),
                     dictionary: self.dictionary.values,
                 })
             }
@@ -424,7 +424,7 @@ struct Position {
 /// Appends the nonzero `terms` of one kind (`allocated` of them exist) to `matrix`.
 #[inline(always)]
 fn append_terms<Scalar: PrimeField>(
-    matrix: &mut Matrix,
+    matrix: &mut MatrixBuilder,
     dictionary: &mut Dictionary<Scalar>,
     terms: &[(usize, Scalar)],
     allocated: usize,
@@ -615,7 +615,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
             .into_iter()
             .zip(self.matrices.iter().zip(&other.matrices))
         {
-            if mine.nonzeros() as u64 + theirs.nonzeros() as u64 > u64::from(u32::MAX) {
+            if mine.columns.len() as u64 + theirs.columns.len() as u64 > u64::from(u32::MAX) {
                 return Err(Fault::Limit(Limit::Nonzeros { side }));
             }
         }

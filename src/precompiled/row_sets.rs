@@ -1,23 +1,29 @@
 //! Sets of a matrix's rows, one bit per row: which rows take a path, and for the paths
 //! that keep data per row, each member's index among the members.
 
+use std::io;
+
+use super::sections::{SectionReader, SectionWriter, Sections, Source};
+use super::words::Words;
+use crate::error::Error;
+
 /// A set of rows, one bit each.
 #[derive(Default)]
 pub(crate) struct RowSet {
-    words: Vec<u64>,
+    words: Words<u64>,
 }
 
 impl RowSet {
     /// The empty set of a matrix of `rows` rows.
     pub(crate) fn with_rows(rows: usize) -> Self {
         RowSet {
-            words: vec![0; rows.div_ceil(64)],
+            words: vec![0; rows.div_ceil(64)].into(),
         }
     }
 
     /// Adds `row`.
     pub(crate) fn insert(&mut self, row: usize) {
-        self.words[row / 64] |= 1 << (row % 64);
+        self.words.to_mut()[row / 64] |= 1 << (row % 64);
     }
 
     /// Whether no row is in the set.
@@ -44,7 +50,8 @@ impl RowSet {
                 seen += word.count_ones();
                 before
             })
-            .collect();
+            .collect::<Vec<u32>>()
+            .into();
         RankedRows { set: self, ranks }
     }
 
@@ -59,7 +66,7 @@ impl RowSet {
 pub(crate) struct RankedRows {
     set: RowSet,
     /// Members before each word of the set.
-    ranks: Vec<u32>,
+    ranks: Words<u32>,
 }
 
 impl RankedRows {
@@ -75,6 +82,31 @@ impl RankedRows {
     /// Bytes held.
     pub(crate) fn bytes(&self) -> usize {
         self.set.bytes() + 4 * self.ranks.len()
+    }
+}
+
+impl Sections for RowSet {
+    fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
+        out.words(&self.words)
+    }
+
+    fn read_sections<S: Source>(input: &mut SectionReader<S>) -> Result<Self, Error> {
+        Ok(RowSet {
+            words: input.words()?,
+        })
+    }
+}
+
+impl Sections for RankedRows {
+    fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
+        self.set.write_sections(out)?;
+        out.words(&self.ranks)
+    }
+
+    fn read_sections<S: Source>(input: &mut SectionReader<S>) -> Result<Self, Error> {
+        let set = RowSet::read_sections(input)?;
+        let ranks = input.exactly(set.words.len(), "row set ranks")?;
+        Ok(RankedRows { set, ranks })
     }
 }
 

@@ -15,7 +15,13 @@
 //! one multiplication. Runs are found once per recording, when it is built or loaded; the
 //! file format does not change.
 
+use std::io;
+
 use super::matrix::Matrix;
+use super::plain::Plain;
+use super::sections::{SectionReader, SectionWriter, Sections, Source};
+use super::words::Words;
+use crate::error::Error;
 
 /// Shorter runs are summed term by term: packing pays from about a word's byte.
 const MIN_RUN: usize = 8;
@@ -37,7 +43,8 @@ pub(crate) type Powers = (bool, u8, Option<u8>);
 /// `2^(second + i)` for sums of two powers) for `i` in `0..len`, rising or falling with the
 /// column. Eight bytes: a recording holds one per run (a SHA-256 partition has hundreds of
 /// thousands).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub(crate) struct Run {
     column: u32,
     len: u8,
@@ -48,6 +55,12 @@ pub(crate) struct Run {
     /// [`NEGATIVE`] and [`FALLING`] (the powers fall as the column rises).
     flags: u8,
 }
+
+// SAFETY: `Run` is `#[repr(C)]` of a `u32` and four `u8`s, eight bytes without padding
+// (asserted below), every field an integer: any bytes are a `Run`.
+#[allow(unsafe_code)]
+unsafe impl Plain for Run {}
+const _: () = assert!(std::mem::size_of::<Run>() == 8);
 
 /// `Run::second` of a run of single powers (no power of a field element reaches it).
 const NO_SECOND: u8 = u8::MAX;
@@ -135,13 +148,23 @@ impl Run {
 #[derive(Default)]
 pub(crate) struct PowerRuns {
     /// The rows, ascending.
-    rows: Vec<u32>,
+    rows: Words<u32>,
     /// Row `rows[i]`'s runs are `runs[run_starts[i]..run_starts[i + 1]]`.
-    run_starts: Vec<u32>,
-    runs: Vec<Run>,
+    run_starts: Words<u32>,
+    runs: Words<Run>,
     /// Row `rows[i]`'s other terms are at the offsets `rest[rest_starts[i]..rest_starts[i +
     /// 1]]` among the row's terms in the matrix (two bytes each, where a copy of the terms
     /// took six).
+    rest_starts: Words<u32>,
+    rest: Words<u16>,
+}
+
+/// [`PowerRuns`] while they are found.
+#[derive(Default)]
+struct Found {
+    rows: Vec<u32>,
+    run_starts: Vec<u32>,
+    runs: Vec<Run>,
     rest_starts: Vec<u32>,
     rest: Vec<u16>,
 }
@@ -163,10 +186,10 @@ impl PowerRuns {
         large: impl Fn(u16) -> bool,
         power: impl Fn(u16) -> Option<Powers>,
     ) -> PowerRuns {
-        let mut found = PowerRuns {
+        let mut found = Found {
             run_starts: vec![0],
             rest_starts: vec![0],
-            ..PowerRuns::default()
+            ..Found::default()
         };
         for row in candidates {
             // Rows past what `rows` can name keep the spilled path.
@@ -199,7 +222,13 @@ impl PowerRuns {
             found.run_starts.push(found.runs.len() as u32);
             found.rest_starts.push(found.rest.len() as u32);
         }
-        found
+        PowerRuns {
+            rows: found.rows.into(),
+            run_starts: found.run_starts.into(),
+            runs: found.runs.into(),
+            rest_starts: found.rest_starts.into(),
+            rest: found.rest.into(),
+        }
     }
 
     /// Row `row`'s runs and other terms, if it holds runs.
@@ -218,6 +247,27 @@ impl PowerRuns {
         4 * (self.rows.len() + self.run_starts.len() + self.rest_starts.len())
             + std::mem::size_of::<Run>() * self.runs.len()
             + 2 * self.rest.len()
+    }
+}
+
+impl Sections for PowerRuns {
+    fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
+        out.words(&self.rows)?;
+        out.words(&self.run_starts)?;
+        out.words(&self.runs)?;
+        out.words(&self.rest_starts)?;
+        out.words(&self.rest)
+    }
+
+    fn read_sections<S: Source>(input: &mut SectionReader<S>) -> Result<Self, Error> {
+        let rows = input.words()?;
+        Ok(PowerRuns {
+            rows,
+            run_starts: input.words()?,
+            runs: input.words()?,
+            rest_starts: input.words()?,
+            rest: input.words()?,
+        })
     }
 }
 

@@ -14,12 +14,16 @@
 //! Which rows take this path, and the distinct values they read, are derived from the
 //! matrix once, when a recording is built or loaded; the file format does not change.
 
+use std::io;
+
 use ff::PrimeField;
 use rayon::prelude::*;
 
 use super::coefficients::{limbs, IntegerField};
 use super::matrix::Matrix;
 use super::row_sets::{RankedRows, RowSet};
+use super::sections::{SectionReader, SectionWriter, Sections, Source};
+use super::words::Words;
 use crate::error::Error;
 use crate::vectors::reserve;
 use crate::wide_sum::{Multiplier, WideSum};
@@ -31,11 +35,11 @@ pub(crate) struct WideRows {
     /// Which rows are wide.
     rows: RankedRows,
     /// Row `i`'s terms are `starts[i]..starts[i + 1]` of `slots` and `ids`.
-    starts: Vec<u32>,
-    slots: Vec<u32>,
-    ids: Vec<u16>,
+    starts: Words<u32>,
+    slots: Words<u32>,
+    ids: Words<u16>,
     /// The value position of each slot.
-    positions: Vec<u32>,
+    positions: Words<u32>,
 }
 
 impl WideRows {
@@ -51,34 +55,37 @@ impl WideRows {
         claimed: &dyn Fn(usize) -> bool,
     ) -> Self {
         let mut rows = RowSet::with_rows(matrix.rows());
-        let mut found = WideRows {
-            starts: vec![0],
-            ..WideRows::default()
-        };
+        let (mut starts, mut slots, mut ids, mut positions) =
+            (vec![0], Vec::new(), Vec::new(), Vec::new());
         let mut slot_of = std::collections::HashMap::new();
         for row in 0..matrix.rows() {
             if claimed(row) || !matrix.picks_on_a_variable(row, one, &general) {
                 continue;
             }
             rows.insert(row);
-            let (columns, ids) = matrix.row(row);
-            for (&column, &id) in columns.iter().zip(ids) {
-                let next = found.positions.len() as u32;
+            let (columns, row_ids) = matrix.row(row);
+            for (&column, &id) in columns.iter().zip(row_ids) {
+                let next = positions.len() as u32;
                 let slot = *slot_of.entry(column).or_insert(next);
                 if slot == next {
-                    found.positions.push(column);
+                    positions.push(column);
                 }
-                found.slots.push(slot);
-                found.ids.push(id);
+                slots.push(slot);
+                ids.push(id);
             }
-            found.starts.push(found.slots.len() as u32);
+            starts.push(slots.len() as u32);
         }
-        if found.positions.is_empty() {
+        if positions.is_empty() {
             // A matrix without wide rows holds nothing for them.
             return WideRows::default();
         }
-        found.rows = rows.ranked();
-        found
+        WideRows {
+            rows: rows.ranked(),
+            starts: starts.into(),
+            slots: slots.into(),
+            ids: ids.into(),
+            positions: positions.into(),
+        }
     }
 
     /// The index of `row` among the wide rows, if it is one.
@@ -145,4 +152,24 @@ pub(crate) fn convert<Scalar: PrimeField>(
             }
         });
     Ok(())
+}
+
+impl Sections for WideRows {
+    fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
+        self.rows.write_sections(out)?;
+        out.words(&self.starts)?;
+        out.words(&self.slots)?;
+        out.words(&self.ids)?;
+        out.words(&self.positions)
+    }
+
+    fn read_sections<S: Source>(input: &mut SectionReader<S>) -> Result<Self, Error> {
+        Ok(WideRows {
+            rows: RankedRows::read_sections(input)?,
+            starts: input.words()?,
+            slots: input.words()?,
+            ids: input.words()?,
+            positions: input.words()?,
+        })
+    }
 }

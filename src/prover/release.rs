@@ -227,6 +227,12 @@ where
         })
     }
 
+    /// Whether `vectors` are laid out as the first member's, which these parameters fit.
+    #[cfg_attr(feature = "cuda-supraseal", allow(dead_code))]
+    pub(crate) fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
+        self.layout.check(vectors)
+    }
+
     /// The proof of one member with randomness `r`, `s`, and, when `keep`, the member's
     /// storage (its values spent) for the next synthesis. A member laid out otherwise than
     /// the first is an error.

@@ -202,6 +202,11 @@ impl<'s, E: MultiMillerLoop> SrsProver<'s, E> {
         })
     }
 
+    /// Whether `vectors` are laid out as the first member's, which the parameters fit.
+    pub(crate) fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
+        self.layout.check(vectors)
+    }
+
     /// The proof of one member with randomness `r`, `s`, and, when `keep`, its vectors
     /// back (supraseal only reads them) for the next synthesis.
     pub(crate) fn prove(

@@ -542,3 +542,33 @@ pub fn reseal(path: &std::path::Path, key: [u8; 32]) {
     std::fs::write(&temporary, &bytes).unwrap();
     std::fs::rename(&temporary, path).unwrap();
 }
+
+/// Where a recording file's sections lie: each one's offset and length in bytes (the table
+/// after the header's counts).
+pub fn sections(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+    let table = 16 + u32_at(12) + 4 + 32 + 7 * 8;
+    (0..u32_at(table))
+        .map(|i| (u64_at(table + 4 + 16 * i), u64_at(table + 12 + 16 * i)))
+        .collect()
+}
+
+/// Changes section `index` of the recording file at `path` with `edit` and writes a valid
+/// digest, as anyone who can write the cache directory could; replaced by renaming.
+pub fn edit_section(path: &std::path::Path, index: usize, edit: impl FnOnce(&mut [u8])) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let (offset, len) = sections(&bytes)[index];
+    edit(&mut bytes[offset..offset + len]);
+    let body = bytes.len() - 32;
+    let digest = blake2s_simd::blake2sp::blake2sp(&bytes[..body]);
+    bytes[body..].copy_from_slice(digest.as_bytes());
+    let temporary = path.with_extension("editing");
+    std::fs::write(&temporary, &bytes).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
+}
+
+/// Sections of a recording file: matrix A's columns, and the words of the density of aux
+/// variables in A.
+pub const A_COLUMNS: usize = 2;
+pub const A_AUX_DENSITY: usize = 11;

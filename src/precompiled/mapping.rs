@@ -1,0 +1,206 @@
+//! A recording file mapped read-only into memory, so that opening it costs the same at any
+//! size and every process that maps it shares one copy of its pages (the page cache's).
+//!
+//! What a mapping can and cannot be trusted for:
+//! - Memory safety never depends on the file: only plain integers are read in place
+//!   ([`super::words::Plain`]), every stretch is checked against the mapping's bounds and
+//!   its type's alignment when it is made, and evaluation indexes with bounds checks, so
+//!   a file with any bytes in it is read as some integers.
+//! - A file that shrinks under the mapping (truncated in place; replaced on a network file
+//!   system's server) reads as zeros from its new end instead of raising a fatal SIGBUS
+//!   (`bus_guard.rs`), and [`Mapping::unchanged`] reports it.
+//! - A file rewritten in place changes what the mapping reads; [`Mapping::unchanged`]
+//!   compares the file's identity, size and modification time with those seen when it was
+//!   opened, which
+//!   catches a rewrite through any ordinary write (a writer that restores the times, or a
+//!   network file system's cached attributes, can hide one).
+//! - Whether the contents are a correct recording is not checked in full when the file is
+//!   opened (that would read all of it): see [`super::Recording::map`].
+//!
+//! The drop-ins never save in place: a file is written under a temporary name and renamed
+//! over the old one, which leaves every existing mapping of the old one intact.
+
+use std::fs::File;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::bus_guard::{self, Guarded};
+use super::plain::Plain;
+use crate::error::{Error, FileProblem};
+
+/// What identifies a file's contents as they were when it was mapped: not its change time,
+/// which unlinking it or renaming another file over its name moves while its contents stay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Seen {
+    device: u64,
+    inode: u64,
+    size: u64,
+    modified: (i64, i64),
+}
+
+impl Seen {
+    fn of(metadata: &std::fs::Metadata) -> Self {
+        Seen {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            size: metadata.size(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+        }
+    }
+}
+
+/// A whole file mapped read-only.
+pub(crate) struct Mapping {
+    start: *const u8,
+    len: usize,
+    file: File,
+    path: PathBuf,
+    seen: Seen,
+    /// Unregistered before the pages are unmapped; `None` only while being dropped.
+    guard: Option<Guarded>,
+}
+
+// SAFETY: the mapping is read-only for its whole life and unmapped only on drop, when no
+// reference into it remains; reading it from several threads at once is reading shared
+// immutable memory.
+unsafe impl Send for Mapping {}
+// SAFETY: as above.
+unsafe impl Sync for Mapping {}
+
+impl std::fmt::Debug for Mapping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mapping")
+            .field("path", &self.path)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Mapping {
+    /// Maps all `len` bytes (more than zero) of `file`, opened from `path`; `None` when the
+    /// file cannot be mapped or guarded here (the caller reads it instead).
+    pub(crate) fn new(file: File, path: &Path, len: u64) -> Result<Option<Arc<Self>>, Error> {
+        let fail = |e| Error::file(path, FileProblem::Io(e));
+        let len = match usize::try_from(len) {
+            Ok(len) if len > 0 => len,
+            _ => return Ok(None),
+        };
+        let seen = Seen::of(&file.metadata().map_err(fail)?);
+        // SAFETY: a fresh read-only shared mapping of a file descriptor we hold, at an
+        // address the kernel picks; nothing aliases it mutably.
+        let start = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if start == libc::MAP_FAILED {
+            return Err(fail(std::io::Error::last_os_error()));
+        }
+        let Some(guard) = bus_guard::register(start as usize, len) else {
+            // SAFETY: the mapping made just above, referenced by nothing.
+            unsafe { libc::munmap(start, len) };
+            return Ok(None);
+        };
+        // Read ahead in the background, so a file not yet in the page cache arrives while
+        // the witness is generated; advice only, its failure changes nothing.
+        // SAFETY: advice on our own mapping's range.
+        unsafe { libc::madvise(start, len, libc::MADV_WILLNEED) };
+        Ok(Some(Arc::new(Mapping {
+            start: start as *const u8,
+            len,
+            file,
+            path: path.to_path_buf(),
+            seen,
+            guard: Some(guard),
+        })))
+    }
+
+    /// The path the file was opened from.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `count` elements of `T` at byte `offset`, if they lie within the file and `offset`
+    /// is aligned for `T`.
+    pub(crate) fn stretch<T: Plain>(
+        self: &Arc<Self>,
+        offset: usize,
+        count: usize,
+    ) -> Option<Stretch<T>> {
+        let bytes = count.checked_mul(std::mem::size_of::<T>())?;
+        let end = offset.checked_add(bytes)?;
+        let aligned = (self.start as usize + offset).is_multiple_of(std::mem::align_of::<T>());
+        (end <= self.len && aligned).then(|| Stretch {
+            map: Arc::clone(self),
+            offset,
+            count,
+            kind: std::marker::PhantomData,
+        })
+    }
+
+    /// Whether the file is still what was mapped: no read past its end was served with
+    /// zeros, and its identity, size and times are those seen when it was opened.
+    pub(crate) fn unchanged(&self) -> Result<(), Error> {
+        let changed = |why: &str| Err(Error::file(&self.path, FileProblem::Changed(why.into())));
+        if self.guard.as_ref().is_some_and(Guarded::tripped) {
+            return changed("it was truncated while mapped");
+        }
+        match self.file.metadata() {
+            Ok(metadata) if Seen::of(&metadata) == self.seen => Ok(()),
+            Ok(_) => changed("it was written to while mapped"),
+            Err(e) => Err(Error::file(&self.path, FileProblem::Io(e))),
+        }
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // Unregistered first: once unmapped, the range may be handed to another mapping,
+        // whose faults are not ours to serve.
+        drop(self.guard.take());
+        // SAFETY: our own mapping, which no reference outlives (every `Stretch` holds the
+        // `Arc` this is the last of).
+        unsafe { libc::munmap(self.start as *mut libc::c_void, self.len) };
+    }
+}
+
+/// `count` elements of `T` within a mapping, checked when made.
+pub(crate) struct Stretch<T> {
+    map: Arc<Mapping>,
+    offset: usize,
+    count: usize,
+    kind: std::marker::PhantomData<T>,
+}
+
+impl<T: Plain> Stretch<T> {
+    /// The elements.
+    #[inline]
+    pub(crate) fn get(&self) -> &[T] {
+        // SAFETY: `Mapping::stretch` checked that the bytes lie within the live mapping
+        // (which `map` keeps alive) and are aligned for `T`, and `T: Plain` makes any bytes
+        // a valid value. We never write the mapping; another process writing the file while
+        // it is mapped changes the integers read (as for any reader of a mapped file), which
+        // `Mapping::unchanged` reports after evaluation.
+        unsafe {
+            std::slice::from_raw_parts(self.map.start.add(self.offset) as *const T, self.count)
+        }
+    }
+}
+
+impl<T> Clone for Stretch<T> {
+    fn clone(&self) -> Self {
+        Stretch {
+            map: Arc::clone(&self.map),
+            offset: self.offset,
+            count: self.count,
+            kind: std::marker::PhantomData,
+        }
+    }
+}
