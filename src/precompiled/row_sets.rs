@@ -23,7 +23,8 @@ impl RowSet {
 
     /// Adds `row`.
     pub(crate) fn insert(&mut self, row: usize) {
-        self.words.to_mut()[row / 64] |= 1 << (row % 64);
+        self.words
+            .update(|words| words[row / 64] |= 1 << (row % 64));
     }
 
     /// Whether no row is in the set.

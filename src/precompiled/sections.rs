@@ -88,7 +88,7 @@ impl Source for Mapped {
         usize::try_from(offset)
             .ok()
             .and_then(|offset| self.0.stretch(offset, count))
-            .map(Words::Mapped)
+            .map(Words::mapped)
             .ok_or_else(|| {
                 Error::file(
                     self.0.path(),
@@ -121,7 +121,7 @@ impl<R: Read + Seek> Source for Copied<R> {
         self.file
             .read_exact(as_bytes_mut(&mut items))
             .map_err(failed)?;
-        Ok(Words::Owned(items))
+        Ok(items.into())
     }
 }
 
