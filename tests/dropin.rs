@@ -394,10 +394,29 @@ fn persistent_cache(
     let cache_dir = scratch("cache");
     dropin::set_cache_dir(Some(cache_dir.clone()));
     dropin::clear::<Fr>();
+    // A save abandoned two days ago (its process killed) and one in progress: a save
+    // removes the first only.
+    let abandoned = cache_dir.join(".1-ab.rec.4242.0.synthpool-tmp");
+    let in_progress = cache_dir.join(".1-ab.rec.4242.1.synthpool-tmp");
+    for temporary in [&abandoned, &in_progress] {
+        std::fs::write(temporary, b"part of a recording").unwrap();
+    }
+    let two_days = std::time::Duration::from_secs(2 * 24 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&abandoned)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - two_days)
+        .unwrap();
     let before = stats();
     assert_eq!(prove(params), *expected, "recorded for the disk");
     grew!(before, recorded, 1);
     grew!(before, saved, 1);
+    assert!(
+        !abandoned.exists() && in_progress.exists(),
+        "abandoned saves swept"
+    );
+    std::fs::remove_file(&in_progress).unwrap();
     let files = cache_files(&cache_dir);
     assert_eq!(files.len(), 1, "{files:?}");
     dropin::clear::<Fr>();

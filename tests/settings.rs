@@ -1,13 +1,14 @@
 //! The drop-ins' environment variables, read as the README says: one rule for the three,
 //! an empty value is the same as unset; a value that is not a setting is an error where the
 //! setting can fail (members in flight) and off, said in the log, where it cannot
-//! (retention). One test in this binary: the variables are the process's.
+//! (retention); the recording cache is on by default, under /var/tmp, and `off` turns it
+//! off. One test in this binary: the variables are the process's.
 
 use std::path::PathBuf;
 
 use synthpool::groth16::{
-    cache_dir, in_flight, retains_buffers, CACHE_DIR_VARIABLE, DEFAULT_IN_FLIGHT,
-    IN_FLIGHT_VARIABLE, RETAIN_BUFFERS_VARIABLE,
+    cache_dir, in_flight, retains_buffers, CACHE_DIR_VARIABLE, DEFAULT_CACHE_DIR,
+    DEFAULT_IN_FLIGHT, IN_FLIGHT_VARIABLE, RETAIN_BUFFERS_VARIABLE,
 };
 
 #[test]
@@ -19,7 +20,8 @@ fn empty_means_unset_for_every_variable() {
     ] {
         std::env::remove_var(name);
     }
-    assert_eq!(cache_dir(), None);
+    let default = Some(PathBuf::from(DEFAULT_CACHE_DIR));
+    assert_eq!(cache_dir(), default);
     assert_eq!(in_flight().unwrap(), DEFAULT_IN_FLIGHT);
     assert!(!retains_buffers());
 
@@ -30,7 +32,7 @@ fn empty_means_unset_for_every_variable() {
     ] {
         std::env::set_var(name, "");
     }
-    assert_eq!(cache_dir(), None, "{CACHE_DIR_VARIABLE}=");
+    assert_eq!(cache_dir(), default, "{CACHE_DIR_VARIABLE}=");
     assert_eq!(
         in_flight().unwrap(),
         DEFAULT_IN_FLIGHT,
@@ -40,6 +42,8 @@ fn empty_means_unset_for_every_variable() {
 
     std::env::set_var(CACHE_DIR_VARIABLE, "/var/cache/synthpool");
     assert_eq!(cache_dir(), Some(PathBuf::from("/var/cache/synthpool")));
+    std::env::set_var(CACHE_DIR_VARIABLE, "off");
+    assert_eq!(cache_dir(), None, "{CACHE_DIR_VARIABLE}=off");
     std::env::set_var(IN_FLIGHT_VARIABLE, " 3 ");
     assert_eq!(in_flight().unwrap(), 3);
     for refused in ["0", "two", " ", "-1"] {

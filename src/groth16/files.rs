@@ -163,6 +163,7 @@ pub(crate) fn save<Scalar: PrimeField>(
                 std::fs::metadata(&path).map_or(0, |m| m.len()),
                 started.elapsed()
             );
+            sweep_abandoned(dir);
             let id = identity(&path);
             Some(CacheFile { path, id })
         }
@@ -171,6 +172,39 @@ pub(crate) fn save<Scalar: PrimeField>(
                 format!("synthpool: could not save the recording: {}", e.chain())
             });
             None
+        }
+    }
+}
+
+/// How old a save's temporary file must be to count as abandoned by a process that ended
+/// while writing it: saves take seconds to minutes, even of a 32 GiB PoRep's recording over
+/// a network file system.
+const ABANDONED: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// Removes the temporary files of saves in `dir` that were abandoned (a process killed
+/// while writing, on this machine or another sharing the directory), each as large as a
+/// recording; a save in progress is younger than [`ABANDONED`] and stays.
+fn sweep_abandoned(dir: &Path) {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in listing.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with('.') && name.ends_with(crate::precompiled::TEMPORARY_SUFFIX)) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|metadata| metadata.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > ABANDONED);
+        if old && std::fs::remove_file(entry.path()).is_ok() {
+            log::info!(
+                "synthpool: removed {}, a save abandoned more than a day ago",
+                entry.path().display()
+            );
         }
     }
 }

@@ -46,7 +46,7 @@ mod watchdog;
 
 pub use settings::{
     cache_dir, in_flight, retains_buffers, set_cache_dir, set_in_flight, CACHE_DIR_VARIABLE,
-    DEFAULT_IN_FLIGHT, IN_FLIGHT_VARIABLE, RETAIN_BUFFERS_VARIABLE,
+    CACHE_OFF, DEFAULT_CACHE_DIR, DEFAULT_IN_FLIGHT, IN_FLIGHT_VARIABLE, RETAIN_BUFFERS_VARIABLE,
 };
 pub use store::{clear, stats, CacheStats};
 

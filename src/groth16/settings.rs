@@ -10,8 +10,17 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use crate::error::Error;
 use crate::warn_once::warn_once;
 
-/// The environment variable naming the directory of the persistent cache.
+/// The environment variable naming the directory of the persistent cache: unset or empty,
+/// [`DEFAULT_CACHE_DIR`]; [`CACHE_OFF`], no persistent cache.
 pub const CACHE_DIR_VARIABLE: &str = "SYNTHPOOL_RECORDING_CACHE";
+
+/// Where recordings are kept between processes when nothing says otherwise: beside
+/// filecoin-proofs' own caches (`/var/tmp/filecoin-proof-parameters`,
+/// `/var/tmp/filecoin-parents`), on a file system that survives a reboot.
+pub const DEFAULT_CACHE_DIR: &str = "/var/tmp/synthpool-recordings";
+
+/// The value of [`CACHE_DIR_VARIABLE`] that turns the persistent cache off.
+pub const CACHE_OFF: &str = "off";
 
 /// The environment variable that, set to `1`, keeps each batch's spent vectors for the next
 /// batch of the same structure (see [`super::set_retain_buffers`]).
@@ -50,13 +59,16 @@ pub fn set_cache_dir(dir: Option<PathBuf>) {
 }
 
 /// The persistent cache's directory: the one set through [`set_cache_dir`], else the
-/// `SYNTHPOOL_RECORDING_CACHE` environment variable, else none.
+/// `SYNTHPOOL_RECORDING_CACHE` environment variable (`off`: none), else
+/// [`DEFAULT_CACHE_DIR`].
 pub fn cache_dir() -> Option<PathBuf> {
-    match chosen().cache_dir.clone() {
-        Some(set) => set,
-        None => std::env::var_os(CACHE_DIR_VARIABLE)
-            .filter(|dir| !dir.is_empty())
-            .map(PathBuf::from),
+    if let Some(set) = chosen().cache_dir.clone() {
+        return set;
+    }
+    match std::env::var_os(CACHE_DIR_VARIABLE) {
+        Some(dir) if dir == CACHE_OFF => None,
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ => Some(PathBuf::from(DEFAULT_CACHE_DIR)),
     }
 }
 

@@ -148,6 +148,9 @@ fn fixed_header_len(modulus_len: usize) -> u64 {
     (8 + 4 + 4 + modulus_len + 4 + KEY_LEN + COUNTS * 8 + 4) as u64
 }
 
+/// How a save's temporary file name ends (it starts with a dot).
+pub(crate) const TEMPORARY_SUFFIX: &str = ".synthpool-tmp";
+
 /// Unique temporary names within this process; the process id separates processes.
 static TEMPORARIES: AtomicU64 = AtomicU64::new(0);
 
@@ -169,7 +172,7 @@ fn create_temporary(path: &Path) -> Result<(PathBuf, File), Error> {
     loop {
         let unique = TEMPORARIES.fetch_add(1, Ordering::Relaxed);
         let temporary = path.with_file_name(format!(
-            ".{name}.{}.{unique}.synthpool-tmp",
+            ".{name}.{}.{unique}{TEMPORARY_SUFFIX}",
             std::process::id()
         ));
         match OpenOptions::new()

@@ -76,7 +76,7 @@ use ff::PrimeField;
 
 pub use self::file::FORMAT_VERSION;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
-pub(crate) use self::file::KEY_LEN;
+pub(crate) use self::file::{KEY_LEN, TEMPORARY_SUFFIX};
 pub use self::witness::Witness;
 
 use self::density::Densities;

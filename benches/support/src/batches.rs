@@ -15,7 +15,7 @@ use blstrs::Bls12;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 use serde::Serialize;
-use synthpool::groth16::{in_flight, set_in_flight, v0_27 as dropin};
+use synthpool::groth16::{in_flight, set_cache_dir, set_in_flight, v0_27 as dropin};
 
 use crate::alloc;
 use crate::circuits::GadgetSet;
@@ -121,6 +121,8 @@ impl Batches {
     /// Batches of one and of each of `sizes` members: bellperson's, then the drop-in's at 1,
     /// 2 and the batch size in flight. Fails if any proof differs from bellperson's.
     pub fn measure(&self, sizes: &[usize]) -> Result<Vec<BatchRow>, String> {
+        // Batches of a warm or a cold process, by the process's own recordings only.
+        set_cache_dir(None);
         let restore = in_flight().map_err(|e| failed("in flight", e))?;
         let row = |members, prover, in_flight, wall_ms, peak_heap_bytes| BatchRow {
             circuit: self.workload.label(),

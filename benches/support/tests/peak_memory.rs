@@ -13,7 +13,9 @@ use blstrs::{Bls12, Scalar as Fr};
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-use synthpool::groth16::{set_in_flight, set_retain_buffers, stats, v0_27 as dropin};
+use synthpool::groth16::{
+    set_cache_dir, set_in_flight, set_retain_buffers, stats, v0_27 as dropin,
+};
 use synthpool::prover::random_rs;
 use synthpool::prover::v0_27::{prove, prove_keeping_buffers};
 use synthpool_bench::alloc;
@@ -90,6 +92,8 @@ impl Circuit<Fr> for Squares {
 
 #[test]
 fn synthesize_and_prove_hold_no_more_heap_than_bellperson() {
+    // Recordings of this process only: a file from another run would change what is held.
+    set_cache_dir(None);
     let steps = (1 << 14) - 4;
     let mut rng = XorShiftRng::seed_from_u64(17);
     let params =

@@ -109,6 +109,8 @@ fn prove<C: Circuit<Fr> + Clone + Send>(circuit: C, inputs: &[Fr]) -> Result<(),
         }
     }
     let theirs = bytes(&theirs)?;
+    // Cold (recorded) and warm in this process: no recording from another.
+    synthpool::groth16::set_cache_dir(None);
     for batch in ["cold", "warm"] {
         let start = Instant::now();
         let ours = synthpool::groth16::v0_27::create_random_proof_batch(

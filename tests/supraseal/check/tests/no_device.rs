@@ -17,6 +17,7 @@ fn no_device_is_an_error_and_the_next_batch_proves() {
     let srs = SuprasealParameters::<Bls12>::new(path.clone()).unwrap();
     let keyed = SuprasealParametersWithFile::new(&srs, &path);
     let batch = || vec![Mix::with(1), Mix::with(2)];
+    synthpool::groth16::set_cache_dir(None);
 
     supraseal_c2::standin::set_device_present(false);
     let err =
