@@ -477,6 +477,37 @@ fn persistent_cache(
     assert_eq!(prove(params), *expected, "file of another key");
     grew!(before, refused_files, 1);
     grew!(before, recorded, 1);
+
+    // Made ahead of time from the blank circuit and the verifying key, as a proving
+    // machine's setup would: the batch opens it instead of recording, and checks it.
+    for file in cache_files(&cache_dir) {
+        std::fs::remove_file(file).unwrap();
+    }
+    let made =
+        ours::save_recording(NumCircuit { x: None, rounds: 2 }, &params.vk, &cache_dir).unwrap();
+    assert_eq!(cache_files(&cache_dir), [made.clone()]);
+    let ahead = std::fs::read(&made).unwrap();
+    dropin::clear::<Fr>();
+    let before = stats();
+    assert_eq!(
+        prove(params),
+        *expected,
+        "from a recording made ahead of time"
+    );
+    grew!(before, loaded, 1);
+    grew!(before, recorded, 0);
+    grew!(before, trusted, 1);
+    assert!(
+        std::fs::read(&made).unwrap() == ahead,
+        "the file serves as it is"
+    );
+    let other = common::Sha256Circuit {
+        bytes: None,
+        len: 8,
+        gadgets: common::Gadgets::Synthpool,
+    };
+    let err = ours::save_recording(other, &params.vk, &cache_dir).expect_err("another circuit");
+    assert!(err.to_string().contains("inputs"), "{err}");
     dropin::set_cache_dir(None);
     std::fs::remove_dir_all(cache_dir).unwrap();
 }

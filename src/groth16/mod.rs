@@ -33,6 +33,7 @@
 //! [`set_retain_buffers`] or `SYNTHPOOL_RETAIN_BUFFERS=1` (off by default: it stays
 //! allocated between batches).
 
+mod ahead;
 mod files;
 mod key;
 mod pipeline;
