@@ -21,6 +21,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::io;
+use std::sync::OnceLock;
 
 use ff::PrimeField;
 use rayon::prelude::*;
@@ -38,9 +39,13 @@ pub(crate) struct Claims<Scalar> {
     /// Per claimed row, the position of its stated value `v`.
     stated: Words<u32>,
     /// The distinct positions the check reads, and their folded coefficients `γ_k`, times
-    /// 16.
+    /// 16: made when the claims are found; for claims read from a file, converted from
+    /// their canonical representations (`reprs`) on first use, in parallel, so opening a
+    /// file does not pay for it (`None`: one is no field element, and the check never
+    /// holds, so every claimed row is summed).
     positions: Words<u32>,
-    coefficients: Vec<Scalar>,
+    coefficients: OnceLock<Option<Vec<Scalar>>>,
+    reprs: Words<u8>,
 }
 
 impl<Scalar> Default for Claims<Scalar> {
@@ -49,7 +54,8 @@ impl<Scalar> Default for Claims<Scalar> {
             rows: RankedRows::default(),
             stated: Words::default(),
             positions: Words::default(),
-            coefficients: Vec::new(),
+            coefficients: OnceLock::from(Some(Vec::new())),
+            reprs: Words::default(),
         }
     }
 }
@@ -237,7 +243,8 @@ impl<Scalar: PrimeField> Claims<Scalar> {
             rows: claimed.ranked(),
             stated: stated.into(),
             positions: positions.into(),
-            coefficients,
+            coefficients: OnceLock::from(Some(coefficients)),
+            reprs: Words::default(),
         }
     }
 
@@ -248,12 +255,15 @@ impl<Scalar: PrimeField> Claims<Scalar> {
             Some(value) => value,
             None => &inputs[position as usize - aux.len()],
         };
+        let Some(coefficients) = self.folded() else {
+            return false;
+        };
         #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
         let lanes = super::lanes_x86_64::Lanes::for_field::<Scalar>();
         let sum = self
             .positions
             .par_chunks(1 << 12)
-            .zip(self.coefficients.par_chunks(1 << 12))
+            .zip(coefficients.par_chunks(1 << 12))
             .map(|(positions, coefficients)| {
                 #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
                 if let Some(lanes) = lanes {
@@ -266,6 +276,27 @@ impl<Scalar: PrimeField> Claims<Scalar> {
             })
             .reduce(|| Scalar::ZERO, |x, y| x + y);
         sum == Scalar::ZERO
+    }
+
+    /// The folded coefficients, converted from the file's representations on first use;
+    /// `None` when one of them is no field element (or they do not match the positions).
+    fn folded(&self) -> Option<&[Scalar]> {
+        self.coefficients
+            .get_or_init(|| {
+                let len = repr_len::<Scalar>();
+                if self.reprs.len() != self.positions.len() * len {
+                    return None;
+                }
+                self.reprs
+                    .par_chunks(len)
+                    .map(|bytes| {
+                        let mut repr = Scalar::Repr::default();
+                        repr.as_mut().copy_from_slice(bytes);
+                        Option::from(Scalar::from_repr(repr))
+                    })
+                    .collect()
+            })
+            .as_deref()
     }
 
     /// The position of the value row `row` states, if it is a claimed row.
@@ -283,48 +314,44 @@ impl<Scalar: PrimeField> Claims<Scalar> {
     pub(crate) fn bytes(&self) -> usize {
         self.rows.bytes()
             + 4 * (self.stated.len() + self.positions.len())
-            + std::mem::size_of::<Scalar>() * self.coefficients.len()
+            + std::mem::size_of::<Scalar>() * self.folded().map_or(0, <[Scalar]>::len)
     }
 }
 
-/// The folded coefficients are written as their canonical representations and converted
-/// when read, since a field element's memory form is the field's own business; the rest
+/// The folded coefficients are written as their canonical representations (a field
+/// element's memory form is the field's own business) and converted on first use; the rest
 /// is read in place.
 impl<Scalar: PrimeField> Sections for Claims<Scalar> {
     fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
         self.rows.write_sections(out)?;
         out.words(&self.stated)?;
         out.words(&self.positions)?;
-        let mut reprs = Vec::with_capacity(self.coefficients.len() * repr_len::<Scalar>());
-        for coefficient in &self.coefficients {
-            reprs.extend_from_slice(coefficient.to_repr().as_ref());
+        match self.folded() {
+            Some(coefficients) => {
+                let mut reprs = Vec::with_capacity(coefficients.len() * repr_len::<Scalar>());
+                for coefficient in coefficients {
+                    reprs.extend_from_slice(coefficient.to_repr().as_ref());
+                }
+                out.words(&reprs)
+            }
+            None => out.words(&self.reprs),
         }
-        out.words(&reprs)
     }
 
     fn read_sections<S: Source>(input: &mut SectionReader<S>) -> Result<Self, Error> {
         let rows = RankedRows::read_sections(input)?;
         let stated = input.words()?;
         let positions: Words<u32> = input.words()?;
-        let reprs = input.exactly::<u8>(
+        let reprs = input.exactly(
             positions.len() * repr_len::<Scalar>(),
             "folded coefficients",
         )?;
-        let mut coefficients = Vec::new();
-        crate::vectors::reserve(&mut coefficients, positions.len(), "folded coefficients")?;
-        for bytes in reprs.chunks_exact(repr_len::<Scalar>()) {
-            let mut repr = Scalar::Repr::default();
-            repr.as_mut().copy_from_slice(bytes);
-            let coefficient = Option::from(Scalar::from_repr(repr)).ok_or_else(|| {
-                input.corrupt("a folded coefficient is not a field element".into())
-            })?;
-            coefficients.push(coefficient);
-        }
         Ok(Claims {
             rows,
             stated,
             positions,
-            coefficients,
+            coefficients: OnceLock::new(),
+            reprs,
         })
     }
 }

@@ -108,18 +108,35 @@ impl Mapping {
             unsafe { libc::munmap(start, len) };
             return Ok(None);
         };
-        // Read ahead in the background, so a file not yet in the page cache arrives while
-        // the witness is generated; advice only, its failure changes nothing.
-        // SAFETY: advice on our own mapping's range.
-        unsafe { libc::madvise(start, len, libc::MADV_WILLNEED) };
-        Ok(Some(Arc::new(Mapping {
+        let mapping = Arc::new(Mapping {
             start: start as *const u8,
             len,
             file,
             path: path.to_path_buf(),
             seen,
             guard: Some(guard),
-        })))
+        });
+        // Read ahead, so a file not yet in the page cache arrives while the witness is
+        // generated: on a thread of its own, since the advice walks the whole range
+        // (about a millisecond per hundred megabytes even of cached pages) and opening
+        // costs the same at any size. Advice only: its failure changes nothing.
+        let ahead = Arc::clone(&mapping);
+        let spawned = std::thread::Builder::new()
+            .name("synthpool-readahead".into())
+            .spawn(move || ahead.advise_will_need());
+        drop(spawned);
+        Ok(Some(mapping))
+    }
+
+    fn advise_will_need(&self) {
+        // SAFETY: advice on our own live mapping's range (`self` keeps it mapped).
+        unsafe {
+            libc::madvise(
+                self.start as *mut libc::c_void,
+                self.len,
+                libc::MADV_WILLNEED,
+            )
+        };
     }
 
     /// The path the file was opened from.

@@ -18,6 +18,9 @@ pub fn run<C: Circuit<Fr> + Clone + Send>(
     mode: &str,
     reps: usize,
 ) -> Result<(), Error> {
+    if let Some(file) = std::env::var_os(RECORDING) {
+        return opened(circuit, std::path::Path::new(&file), mode);
+    }
     let start = Instant::now();
     let recording = Recording::<Fr>::record(circuit.clone())?;
     let constraints = recording.shape().constraints;
@@ -30,6 +33,9 @@ pub fn run<C: Circuit<Fr> + Clone + Send>(
     drop(direct);
     if mode == "prove" {
         return prove(circuit, inputs);
+    }
+    if mode == "fresh" || mode == "pss" {
+        return in_fresh_processes(circuit, &recording, &mut buffers, mode, reps);
     }
 
     let per_constraint =
@@ -52,7 +58,8 @@ pub fn run<C: Circuit<Fr> + Clone + Send>(
             "none" => {}
             other => {
                 return Err(format!(
-                    "mode `{other}`: pce, direct, first, none, prove, bellperson or digest"
+                    "mode `{other}`: pce, direct, first, none, prove, fresh, pss, bellperson or \
+                     digest"
                 )
                 .into())
             }
@@ -131,6 +138,183 @@ fn prove<C: Circuit<Fr> + Clone + Send>(circuit: C, inputs: &[Fr]) -> Result<(),
     println!(
         "drop-in store: recorded {}, trusted {}, evaluated batches {}",
         stats.recorded, stats.trusted, stats.evaluated_batches
+    );
+    Ok(())
+}
+
+/// The environment variable that makes the tool a child of `fresh` or `pss`: the recording
+/// file it opens.
+const RECORDING: &str = "REAL_CIRCUIT_RECORDING";
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// `fresh`: the recording saved to a file (in the page cache once written), then `reps`
+/// fresh processes each open it in place and synthesize from it twice (their first and
+/// second synthesis), against this warm process's synthesis into recycled buffers in the
+/// same run. `pss`: two processes open it and synthesize from it, then, both alive, report
+/// the resident and proportional memory of its mapping.
+fn in_fresh_processes<C: Circuit<Fr> + Clone + Send>(
+    circuit: C,
+    recording: &Recording<Fr>,
+    buffers: &mut ProvingBuffers<Fr>,
+    mode: &str,
+    reps: usize,
+) -> Result<(), Error> {
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("recording.rec");
+    recording.save(&file)?;
+    let bytes = std::fs::metadata(&file)?.len();
+    let constraints = recording.shape().constraints as f64;
+    let child = |mode: &str| {
+        let mut command = std::process::Command::new(std::env::current_exe()?);
+        command
+            .args(std::env::args().skip(1).take(1))
+            .arg(mode)
+            .env(RECORDING, &file)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        Ok::<_, std::io::Error>(command)
+    };
+    if mode == "pss" {
+        return pss(child("hold")?, bytes);
+    }
+    let mut warm = Vec::new();
+    let mapped = Recording::<Fr>::map(&file)?;
+    let mut mapped_buffers = ProvingBuffers::default();
+    mapped_buffers.synthesize(&mapped, circuit.clone())?;
+    let mut warm_mapped = Vec::new();
+    for circuit in vec![circuit; reps] {
+        let start = Instant::now();
+        buffers.synthesize(recording, circuit.clone())?;
+        warm.push(start.elapsed().as_nanos() as f64 / constraints);
+        let start = Instant::now();
+        mapped_buffers.synthesize(&mapped, circuit)?;
+        warm_mapped.push(start.elapsed().as_nanos() as f64 / constraints);
+    }
+    let (mut open, mut first, mut first_evaluation, mut later) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..reps {
+        let output = child("opened")?.output()?;
+        let report = String::from_utf8_lossy(&output.stdout).into_owned();
+        if !output.status.success() {
+            return Err(format!("a fresh process failed: {report}").into());
+        }
+        let field = |name: &str| -> Result<f64, Error> {
+            let value = report
+                .split_whitespace()
+                .find_map(|word| word.strip_prefix(name)?.strip_prefix('='))
+                .ok_or_else(|| format!("no {name} in `{report}`"))?;
+            Ok(value.parse()?)
+        };
+        open.push(field("open_ms")?);
+        first.push(field("first_ns")?);
+        first_evaluation.push(field("first_evaluation_ns")?);
+        later.push(field("later_ns")?);
+    }
+    let warm = median(warm);
+    let (first, later) = (median(first), median(later));
+    println!(
+        "fresh processes ({reps}), recording {bytes} bytes in the page cache: open {:.2} ms, \
+         first synthesis {first:.1} ns per constraint ({:.2}x warm; evaluation {:.1}), later \
+         ones {later:.1} \
+         ({:.2}x); warm process {warm:.1} ns per constraint, from the file mapped in it {:.1}",
+        median(open),
+        first / warm,
+        median(first_evaluation),
+        later / warm,
+        median(warm_mapped),
+    );
+    Ok(())
+}
+
+/// Two processes of `command` at once; the mapping's resident and proportional sizes each
+/// reports while both are alive.
+fn pss(mut command: std::process::Command, bytes: u64) -> Result<(), Error> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut children = vec![command.spawn()?, command.spawn()?];
+    let mut readers = Vec::new();
+    for child in &mut children {
+        let mut reader = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        // Past what it says of the circuit, to the word that it holds the recording.
+        let mut line = String::new();
+        while line.trim() != "ready" {
+            line.clear();
+            if reader.read_line(&mut line)? == 0 {
+                return Err("a holding process ended before it was ready".into());
+            }
+        }
+        readers.push(reader);
+    }
+    // Both have mapped and read the recording: now each measures.
+    for child in &mut children {
+        writeln!(child.stdin.as_mut().ok_or("no stdin")?, "measure")?;
+    }
+    for (child, mut reader) in children.into_iter().zip(readers) {
+        let mut report = String::new();
+        reader.read_line(&mut report)?;
+        drop(child.stdin);
+        println!("{} (file {} kB)", report.trim(), bytes / 1024);
+    }
+    Ok(())
+}
+
+/// A child of `fresh` or `pss`: opens the recording in place and synthesizes from it.
+fn opened<C: Circuit<Fr> + Clone + Send>(
+    circuit: C,
+    file: &std::path::Path,
+    mode: &str,
+) -> Result<(), Error> {
+    let start = Instant::now();
+    let recording = Recording::<Fr>::map(file)?;
+    let open_ms = start.elapsed().as_secs_f64() * 1e3;
+    let constraints = recording.shape().constraints as f64;
+    let mut buffers = ProvingBuffers::default();
+    let start = Instant::now();
+    let witness = buffers.witness(&recording, circuit.clone())?;
+    let evaluating = Instant::now();
+    buffers.evaluate(&recording, witness)?;
+    let first = start.elapsed().as_nanos() as f64 / constraints;
+    let first_evaluation = evaluating.elapsed().as_nanos() as f64 / constraints;
+    let mut synthesis = || -> Result<f64, Error> {
+        let start = Instant::now();
+        buffers.synthesize(&recording, circuit.clone())?;
+        Ok(start.elapsed().as_nanos() as f64 / constraints)
+    };
+    if mode == "opened" {
+        // Its buffers recycled from the third synthesis on (the second still makes the
+        // witness's vectors afresh).
+        let later = median(vec![synthesis()?, synthesis()?, synthesis()?]);
+        println!(
+            "open_ms={open_ms} first_ns={first} first_evaluation_ns={first_evaluation} \
+             later_ns={later}"
+        );
+        return Ok(());
+    }
+    println!("ready");
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    let smaps = std::fs::read_to_string("/proc/self/smaps")?;
+    let name = file.to_string_lossy();
+    let mut lines = smaps.lines().skip_while(|line| !line.ends_with(name.as_ref()));
+    lines.next().ok_or("the recording is not mapped")?;
+    let size = |key: &str, lines: &[&str]| {
+        lines
+            .iter()
+            .find_map(|line| line.strip_prefix(key))
+            .and_then(|rest| rest.trim().trim_end_matches(" kB").parse::<u64>().ok())
+    };
+    let entry: Vec<&str> = lines.take_while(|line| line.contains(':')).collect();
+    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup")?;
+    let totals: Vec<&str> = rollup.lines().collect();
+    println!(
+        "process {}: recording mapped Rss {} kB, Pss {} kB; whole process Rss {} kB, Pss {} kB",
+        std::process::id(),
+        size("Rss:", &entry).ok_or("no Rss")?,
+        size("Pss:", &entry).ok_or("no Pss")?,
+        size("Rss:", &totals).ok_or("no Rss")?,
+        size("Pss:", &totals).ok_or("no Pss")?,
     );
     Ok(())
 }
