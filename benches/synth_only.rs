@@ -29,7 +29,7 @@ use synthpool::precompiled::{ProvingBuffers, Recording};
 use synthpool::tuning::PoolStats;
 use synthpool::{ProverVectors, Shape, SynthesisOptions};
 use synthpool_bench::alloc;
-use synthpool_bench::batches::{BatchRow, Batches};
+use synthpool_bench::batches::{self, BatchRow, Batches};
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::counters;
 use synthpool_bench::report::{Report, Row};
@@ -301,6 +301,11 @@ fn measure(
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some(batches::FRESH_BATCH) {
+        or_exit(batches::fresh_batch(&args[1..]));
+        return;
+    }
     let workloads = workloads();
     let variants = variants();
     let reps = std::env::var("SYNTH_REPS")

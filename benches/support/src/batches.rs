@@ -6,7 +6,10 @@
 //! gadgets, as an unpatched fork has it; the drop-in with ours, as a patched fork has it),
 //! and every batch's proofs are checked byte-identical to bellperson's before a figure is
 //! kept. The drop-in is warm: one batch of one records the structure and earns the
-//! recording's trust first, and is reported apart as the cold batch.
+//! recording's trust first, and is reported apart as the cold batch. Then each batch is
+//! proven again by a fresh process (this binary, run with [`FRESH_BATCH`]) that finds the
+//! recording in its cache directory, made ahead of time, as a proving machine's would:
+//! the way curio runs every proof.
 
 use std::time::Instant;
 
@@ -24,6 +27,13 @@ use crate::variants::Workload;
 const BELLPERSON: &str = "bellperson";
 const DROP_IN: &str = "drop-in";
 const DROP_IN_COLD: &str = "drop-in (cold)";
+const DROP_IN_FRESH: &str = "drop-in (fresh process)";
+
+/// The first argument that makes the bench binary a fresh process proving one batch:
+/// `FRESH_BATCH circuit size members parameters-file`, the recording cache in
+/// `SYNTHPOOL_RECORDING_CACHE`. It prints `wall_ms=… peak=… proofs=…` (the proofs' bytes in
+/// hex).
+pub const FRESH_BATCH: &str = "--fresh-batch";
 
 /// One batch proved by one prover.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -34,7 +44,8 @@ pub struct BatchRow {
     pub constraints: usize,
     /// Members in the batch.
     pub members: usize,
-    /// `bellperson`, `drop-in`, or `drop-in (cold)` for the batch that records.
+    /// `bellperson`, `drop-in`, `drop-in (cold)` for the batch that records, or `drop-in
+    /// (fresh process)` for a process of its own with the recording in its cache.
     pub prover: &'static str,
     /// The drop-in's members in flight; null for bellperson.
     pub in_flight: Option<usize>,
@@ -46,6 +57,9 @@ pub struct BatchRow {
     pub peak_heap_bytes: u64,
     /// This row's peak heap over the same prover's batch of one member.
     pub peak_over_batch_of_one: f64,
+    /// A fresh process's wall time over the warm drop-in's for the same batch at the
+    /// same members in flight; null for other rows.
+    pub over_warm: Option<f64>,
 }
 
 /// What the batch section measures: parameters for `workload`, generated once.
@@ -143,8 +157,10 @@ impl Batches {
         rows.push(row(1, DROP_IN_COLD, Some(1), wall, peak));
         let mut sizes: Vec<usize> = std::iter::once(1).chain(sizes.iter().copied()).collect();
         sizes.dedup();
-        for n in sizes {
+        let mut expected_bytes = Vec::new();
+        for &n in &sizes {
             let (expected, wall, peak) = self.bellperson(n)?;
+            expected_bytes.push(proof_bytes(&expected)?);
             rows.push(row(n, BELLPERSON, None, wall, peak));
             let mut ks = vec![1, 2, n];
             ks.retain(|&k| k <= n);
@@ -162,9 +178,141 @@ impl Batches {
             }
         }
         set_in_flight(restore).map_err(|e| failed("in flight", e))?;
+        let batches: Vec<(usize, Vec<u8>)> = sizes.into_iter().zip(expected_bytes).collect();
+        rows.extend(self.fresh_processes(&batches, restore, &rows)?);
         relate(&mut rows);
         Ok(rows)
     }
+
+    /// Each batch of `batches` (members, and bellperson's proofs' bytes) proven by a fresh
+    /// process at `in_flight` members in flight whose cache directory holds the workload's
+    /// recording, made ahead of time from the parameters' verifying key; its proofs
+    /// checked against bellperson's, and its wall time related to the warm drop-in's of
+    /// `rows`. The process's own setup (reading the parameters) is not timed; opening the
+    /// recording and everything after is.
+    fn fresh_processes(
+        &self,
+        batches: &[(usize, Vec<u8>)],
+        in_flight: usize,
+        rows: &[BatchRow],
+    ) -> Result<Vec<BatchRow>, String> {
+        let scratch = std::env::temp_dir().join(format!("synth-only-fresh-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        let (cache, params) = (scratch.join("recordings"), scratch.join("params"));
+        std::fs::create_dir_all(&scratch).map_err(|e| failed("scratch directory", e))?;
+        let written = std::fs::File::create(&params).and_then(|file| self.params.write(file));
+        written.map_err(|e| failed("writing the parameters", e))?;
+        let blank = self.workload.circuit(GadgetSet::Synthpool);
+        dropin::save_recording(blank, &self.params.vk, &cache)
+            .map_err(|e| failed("recording ahead of time", e))?;
+        let (name, size) = self.workload.name_and_size();
+        let exe = std::env::current_exe().map_err(|e| failed("this binary", e))?;
+        let mut fresh = Vec::new();
+        for (n, expected) in batches {
+            let n = *n;
+            let output = std::process::Command::new(&exe)
+                .args([FRESH_BATCH, name, &size.to_string(), &n.to_string()])
+                .arg(&params)
+                .env(synthpool::groth16::CACHE_DIR_VARIABLE, &cache)
+                .env(
+                    synthpool::groth16::IN_FLIGHT_VARIABLE,
+                    in_flight.to_string(),
+                )
+                .output()
+                .map_err(|e| failed("a fresh process", e))?;
+            let report = String::from_utf8_lossy(&output.stdout).into_owned();
+            if !output.status.success() {
+                return Err(failed(
+                    "a fresh process",
+                    format!("{report}{}", String::from_utf8_lossy(&output.stderr)),
+                ));
+            }
+            let field = |key: &str| {
+                report
+                    .split_whitespace()
+                    .find_map(|word| word.strip_prefix(key)?.strip_prefix('='))
+                    .ok_or_else(|| failed("a fresh process", format!("no {key} in `{report}`")))
+            };
+            let wall: f64 = field("wall_ms")?
+                .parse()
+                .map_err(|e| failed("wall_ms", e))?;
+            let peak: u64 = field("peak")?.parse().map_err(|e| failed("peak", e))?;
+            if field("proofs")? != hex(expected) {
+                return Err(format!(
+                    "batches: a fresh process's proofs of {n} members differ from bellperson's"
+                ));
+            }
+            let k = in_flight.min(n);
+            let warm = rows
+                .iter()
+                .find(|r| r.members == n && r.prover == DROP_IN && r.in_flight == Some(k));
+            fresh.push(BatchRow {
+                circuit: self.workload.label(),
+                constraints: self.constraints,
+                members: n,
+                prover: DROP_IN_FRESH,
+                in_flight: Some(k),
+                wall_ms: wall,
+                peak_heap_bytes: peak,
+                over_warm: warm.map(|warm| wall / warm.wall_ms),
+                ..BatchRow::default()
+            });
+        }
+        let _ = std::fs::remove_dir_all(&scratch);
+        Ok(fresh)
+    }
+}
+
+/// Proofs as bellperson writes them, one after another.
+fn proof_bytes(proofs: &[groth16::Proof<Bls12>]) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    for proof in proofs {
+        proof
+            .write(&mut bytes)
+            .map_err(|e| failed("proof bytes", e))?;
+    }
+    Ok(bytes)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The fresh process of [`FRESH_BATCH`]: `args` are what follows it. Proves the batch as
+/// the warm rows do (the same members and seeded rng), timed from before the drop-in opens
+/// its cache to its last proof, and prints the report line.
+pub fn fresh_batch(args: &[String]) -> Result<(), String> {
+    let [name, size, members, params] = args else {
+        return Err(format!(
+            "{FRESH_BATCH} circuit size members parameters-file"
+        ));
+    };
+    let number = |text: &String| text.parse::<usize>().map_err(|e| failed(text, e));
+    let workload = Workload::by_name(name, Some(number(size)?))?;
+    let n = number(members)?;
+    let file = std::fs::File::open(params).map_err(|e| failed("the parameters", e))?;
+    let params = Parameters::<Bls12>::read(std::io::BufReader::new(file), false)
+        .map_err(|e| failed("reading the parameters", e))?;
+    let members: Vec<_> = (0..n)
+        .map(|_| workload.circuit(GadgetSet::Synthpool))
+        .collect();
+    let mut rng = XorShiftRng::seed_from_u64(n as u64);
+    let start = Instant::now();
+    let (proofs, peak) =
+        alloc::peak_during(|| dropin::create_random_proof_batch(members, &params, &mut rng));
+    let wall = start.elapsed().as_secs_f64() * 1e3;
+    let proofs = proofs.map_err(|e| failed("the fresh batch", e))?;
+    let stats = synthpool::groth16::stats::<blstrs::Scalar>();
+    if stats.loaded != 1 || stats.recorded != 0 {
+        return Err(format!(
+            "the fresh process did not prove from the cached recording: {stats:?}"
+        ));
+    }
+    println!(
+        "wall_ms={wall} peak={peak} proofs={}",
+        hex(&proof_bytes(&proofs)?)
+    );
+    Ok(())
 }
 
 /// Fills each row's ratios: to bellperson's wall time for as many members, and to its own

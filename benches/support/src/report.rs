@@ -1,7 +1,8 @@
 //! The synth_only report: one table per circuit for people, JSON for scripts.
 //!
-//! JSON schema ([`SCHEMA`] = 4; 2 added the pre-compiled figures, 3 their nonzeros per
-//! constraint, 4 the batches): an object with `schema`, `allocator` ("jemalloc" or
+//! JSON schema ([`SCHEMA`] = 5; 2 added the pre-compiled figures, 3 their nonzeros per
+//! constraint, 4 the batches, 5 the batches of fresh processes and `over_warm`): an object
+//! with `schema`, `allocator` ("jemalloc" or
 //! "system"), `hardware_counters` (null, or why hardware counters were unavailable),
 //! `rows`, one per circuit and variant, with exactly the fields of [`Row`], and `batches`,
 //! one per batch proved, with exactly the fields of [`BatchRow`] (empty when the batch
@@ -17,7 +18,7 @@ use serde::Serialize;
 use crate::batches::BatchRow;
 
 /// Version of the JSON layout.
-pub const SCHEMA: u32 = 4;
+pub const SCHEMA: u32 = 5;
 
 /// One circuit synthesized with one variant.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -172,25 +173,34 @@ impl Report<'_> {
             let _ = writeln!(
                 out,
                 "\nbatches of {}, {} constraints per member (speedup: bellperson's wall time \
-                 over the row's; peak x1: over the same prover's batch of one)",
+                 over the row's; peak x1: over the same prover's batch of one; x warm: a fresh \
+                 process's wall time over the warm drop-in's)",
                 first.circuit, first.constraints
             );
             let _ = writeln!(
                 out,
-                "{:>7} {:<15} {:>9} {:>10} {:>8} {:>10} {:>8}",
-                "members", "prover", "in flight", "wall ms", "speedup", "peak MiB", "peak x1"
+                "{:>7} {:<23} {:>9} {:>10} {:>8} {:>10} {:>8} {:>7}",
+                "members",
+                "prover",
+                "in flight",
+                "wall ms",
+                "speedup",
+                "peak MiB",
+                "peak x1",
+                "x warm"
             );
             for b in self.batches {
                 let _ = writeln!(
                     out,
-                    "{:>7} {:<15} {:>9} {:>10.0} {:>8.2} {:>10.1} {:>8.2}",
+                    "{:>7} {:<23} {:>9} {:>10.0} {:>8.2} {:>10.1} {:>8.2} {:>7}",
                     b.members,
                     b.prover,
                     b.in_flight.map_or("-".into(), |k| k.to_string()),
                     b.wall_ms,
                     b.speedup_over_bellperson,
                     b.peak_heap_bytes as f64 / (1 << 20) as f64,
-                    b.peak_over_batch_of_one
+                    b.peak_over_batch_of_one,
+                    b.over_warm.map_or("-".into(), |x| format!("{x:.2}"))
                 );
             }
         }
@@ -252,6 +262,7 @@ mod tests {
             speedup_over_bellperson: 1.25,
             peak_heap_bytes: 3 << 20,
             peak_over_batch_of_one: 1.5,
+            over_warm: Some(1.1),
         }]
     }
 
@@ -346,6 +357,7 @@ mod tests {
                 "constraints",
                 "in_flight",
                 "members",
+                "over_warm",
                 "peak_heap_bytes",
                 "peak_over_batch_of_one",
                 "prover",

@@ -457,6 +457,18 @@ impl Workload {
         }
     }
 
+    /// The name and size [`Workload::by_name`] takes back.
+    pub fn name_and_size(&self) -> (&'static str, usize) {
+        match *self {
+            Workload::Labeling(n) => ("labeling", n),
+            Workload::Merkle(depth) => ("merkle", depth),
+            Workload::Mixed(n) => ("mixed", n),
+            Workload::Porep(n) => ("porep", n),
+            Workload::Poseidon(n) => ("poseidon", n),
+            Workload::Post(n) => ("post", n),
+        }
+    }
+
     /// A readable name with the size.
     pub fn label(&self) -> String {
         match self {

@@ -95,7 +95,7 @@ fn bench(command: &str, extra: &[&str]) {
         assert!(out.lines().any(|l| l.starts_with(variant)), "{out}");
     }
     let json = std::fs::read_to_string(&report).expect("the report is written where asked");
-    assert!(json.contains("\"schema\": 4"), "{json}");
+    assert!(json.contains("\"schema\": 5"), "{json}");
 }
 
 fn test_command(command: &str) {
