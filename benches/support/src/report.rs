@@ -291,7 +291,7 @@ mod tests {
         let batch = table.lines().last().unwrap();
         assert_eq!(
             batch.split_whitespace().collect::<Vec<_>>(),
-            ["10", "drop-in", "2", "5000", "1.25", "3.0", "1.50"]
+            ["10", "drop-in", "2", "5000", "1.25", "3.0", "1.50", "1.10"]
         );
     }
 
@@ -306,7 +306,7 @@ mod tests {
             batches: &batches(),
         };
         let value: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
-        assert_eq!(value["schema"], 4);
+        assert_eq!(value["schema"], 5);
         assert_eq!(value["allocator"], "system");
         assert!(value["hardware_counters"].is_null());
         let row = &value["rows"][1];
