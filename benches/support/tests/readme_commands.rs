@@ -1,12 +1,14 @@
 //! README.md cannot drift from the repository: every command it shows in a `sh` block runs
-//! here in its cheapest form, and the variables it documents are the ones the code reads.
+//! here in its cheapest form, and the variables the docs document are the ones the code
+//! reads (the bench's in docs/performance.md, the drop-ins' in the README).
 //!
 //! Cheapest forms: the bench on the smallest circuit, one repetition, a few variants, no
 //! batches, no criterion, in the dev profile (the test build's artifacts), its report to a
 //! scratch file; the test command checked against `.ci/run`, which runs it as one of its
 //! lines; perf-stat.sh's `run` and `kernel` with `--dry-run`, their runner arguments checked
 //! by the runner, and `compare` on stored figures; patch-fork.sh refusing a missing checkout
-//! (tests/patch_fork.rs runs it on the published crates).
+//! (tests/patch_fork.rs runs it on the published crates); the record tool given the
+//! README's proof names and an empty parameter cache (tests/record_tool.rs records).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -130,6 +132,33 @@ fn patch_fork(command: &str, script: &str) {
     );
 }
 
+/// The record tool, built (debug) in its own target directory, given the README's proofs
+/// with an empty parameter cache: it must get as far as looking for the first one's
+/// verifying key there, so every name is one it knows.
+fn record(command: &str, proofs: &[&str]) {
+    let tool_dir = repository().join("tools/record");
+    let built = Command::new(env!("CARGO"))
+        .arg("build")
+        .current_dir(&tool_dir)
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    succeeded("building tools/record", built);
+    let (params, recordings) = (scratch("record-params"), scratch("record-recordings"));
+    let output = Command::new(repository().join("target/record/debug/synthpool-record"))
+        .args(proofs)
+        .env("FIL_PROOFS_PARAMETER_CACHE", &params)
+        .env("SYNTHPOOL_RECORDING_CACHE", &recordings)
+        .output()
+        .unwrap();
+    assert!(!output.status.success(), "`{command}`: {}", text(&output));
+    assert!(
+        text(&output).contains(&params.display().to_string()),
+        "`{command}` names a proof the tool does not know: {}",
+        text(&output)
+    );
+}
+
 /// Runs perf-stat.sh as the README does, `run` and `kernel` with `--dry-run`, and checks
 /// the runner accepts the arguments they would measure with.
 fn perf_stat(command: &str, words: &[&str], store: &Path) {
@@ -199,12 +228,18 @@ fn every_command_of_the_readme_runs_in_its_cheapest_form() {
                 patch_fork(command, script);
                 kinds.insert("patch-fork");
             }
+            ["cd", dir, "&&", "cargo", "run", "--release", "--", proofs @ ..]
+                if dir.ends_with("tools/record") =>
+            {
+                record(command, proofs);
+                kinds.insert("record");
+            }
             _ => panic!("README.md shows `{command}`, which this test cannot run: teach it"),
         }
     }
     assert_eq!(
         kinds.into_iter().collect::<Vec<_>>(),
-        ["bench", "patch-fork", "test"],
+        ["bench", "patch-fork", "record", "test"],
         "the README shows each of the project's commands"
     );
     // The measuring commands live beside the measurements.
@@ -253,13 +288,13 @@ fn variables_the_bench_reads() -> BTreeSet<String> {
 }
 
 #[test]
-fn the_readme_documents_the_variables_the_code_reads() {
+fn the_docs_document_the_variables_the_code_reads() {
     let readme = readme();
     let read = variables_the_bench_reads();
     assert_eq!(
-        bench_variables(&readme),
+        bench_variables(&performance()),
         read,
-        "SYNTH_ variables: README against the bench"
+        "SYNTH_ variables: docs/performance.md against the bench"
     );
     for variable in [
         synthpool::groth16::CACHE_DIR_VARIABLE,
