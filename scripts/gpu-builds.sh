@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds, without running and without a GPU, every GPU configuration users prove with:
 # synthpool's `cuda-supraseal` (curio), `cuda` and `opencl` (lotus workers), each linted
-# with warnings denied; the GPU check (tests/gpu-check) for both of its provers; and the
+# with warnings denied; the GPU check (tests/gpu-check) for both of its provers; the
 # patched filecoin-proofs crates with `cuda-supraseal`, from the checkout tests/patch_fork.rs
-# leaves in target/fork-kit (run the tests first). .ci/run calls it after the tests.
+# leaves in target/fork-kit, and the stand-in for filecoin-ffi's crate it patches there,
+# with `cuda-supraseal` and with `cuda`, as curio and lotus build it (run the tests first).
+# .ci/run calls it after the tests.
 #
 #   scripts/gpu-builds.sh
 #
@@ -61,4 +63,17 @@ step "patched fork kit, storage-proofs-core/cuda-supraseal"
         -p storage-proofs-core -p storage-proofs-porep -p storage-proofs-update \
         --no-default-features --features storage-proofs-core/cuda-supraseal
 )
+# filecoin-ffi's crate as curio (cuda-supraseal) and lotus (cuda) build it, pointed at the
+# patched crates by scripts/patch-ffi.sh (tests/patch_fork.rs ran it), in the target
+# directory of the lints above, whose GPU builds it shares.
+ffi=target/fork-kit/filecoin-ffi/rust
+if [[ ! -f $ffi/Cargo.toml ]]; then
+    echo "gpu-builds: $ffi is missing: run cargo test --workspace (tests/patch_fork.rs makes it)" >&2
+    exit 2
+fi
+for gpu in cuda-supraseal cuda; do
+    step "filecoin-ffi stand-in, patched, $gpu"
+    CARGO_TARGET_DIR="$ROOT/target" cargo check --manifest-path "$ffi/Cargo.toml" --locked --no-default-features \
+        --features "multicore-sdr,$gpu"
+done
 step "done"

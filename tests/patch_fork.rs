@@ -141,6 +141,9 @@ fn snapshot(checkout: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     files
 }
 
+/// The import of bellperson's batch provers the recipe swaps.
+const EXPECTED_IMPORT: &str = "create_random_proof_batch, create_random_proof_batch_in_priority, ";
+
 /// The line of `CompoundProof::circuit_proofs` the supraseal block follows.
 const CIRCUIT_PROOFS_RNG: &str =
     "    ) -> Result<Vec<groth16::Proof<Bls12>>> {\n        let mut rng = OsRng;\n";
@@ -185,6 +188,20 @@ fn replaced(before: &str, old: &str, new: &str) -> String {
 
 #[test]
 fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_match_upstream() {
+    let checkout = lay_out_published_crates();
+    let original = refuses_an_unrecognised_checkout(&checkout);
+    let (after, edits) = applies_exactly_the_recipe(&checkout, &original);
+    changes_nothing_when_run_again(&checkout, &after, edits);
+    upgrades_an_earlier_recipe(&checkout, &after);
+    forwards_gpu_features_written_on_one_line(&checkout, &after);
+    compiles_on_our_core_alone(&checkout);
+    real_circuits_match_upstream(&checkout);
+    points_filecoin_ffi_at_the_checkout(&checkout);
+}
+
+/// The published crates laid out as a filecoin-proofs checkout, with the kit's workspace,
+/// lock and real-circuit tool.
+fn lay_out_published_crates() -> PathBuf {
     let checkout = scratch().join("checkout");
     if checkout.exists() {
         fs::remove_dir_all(&checkout).unwrap();
@@ -204,17 +221,23 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
         &checkout.join("real-circuit"),
     );
 
+    checkout
+}
+
+/// A checkout whose prover import is not the expected one is refused, nothing touched;
+/// returns compound_proof.rs as published.
+fn refuses_an_unrecognised_checkout(checkout: &Path) -> String {
     // A checkout whose prover import is not the expected one: refused, nothing touched.
     let compound_proof = checkout.join("storage-proofs-core/src/compound_proof.rs");
     let original = fs::read_to_string(&compound_proof).unwrap();
-    let expected_import = "create_random_proof_batch, create_random_proof_batch_in_priority, ";
+
     fs::write(
         &compound_proof,
-        replaced(&original, expected_import, "create_random_proof_batch, "),
+        replaced(&original, EXPECTED_IMPORT, "create_random_proof_batch, "),
     )
     .unwrap();
-    let unrecognised = snapshot(&checkout);
-    let refused = patch_fork(&checkout);
+    let unrecognised = snapshot(checkout);
+    let refused = patch_fork(checkout);
     let complaint = String::from_utf8_lossy(&refused.stderr);
     assert!(!refused.status.success(), "accepted: {complaint}");
     assert!(
@@ -223,15 +246,24 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
         "{complaint}"
     );
     assert!(
-        snapshot(&checkout) == unrecognised,
+        snapshot(checkout) == unrecognised,
         "a refused run changed files"
     );
     fs::write(&compound_proof, &original).unwrap();
 
+    original
+}
+
+/// The recipe, and nothing else: every file as it is afterwards, and how many the recipe
+/// edits.
+fn applies_exactly_the_recipe(
+    checkout: &Path,
+    original: &str,
+) -> (BTreeMap<PathBuf, Vec<u8>>, usize) {
     // The recipe, and nothing else.
-    let before = snapshot(&checkout);
-    succeeded("patch-fork.sh", patch_fork(&checkout));
-    let after = snapshot(&checkout);
+    let before = snapshot(checkout);
+    succeeded("patch-fork.sh", patch_fork(checkout));
+    let after = snapshot(checkout);
     let repo = repository().display().to_string();
     let poseidon_dependency =
         format!("\n[dependencies.synthpool]\npath = \"{repo}\"\nfeatures = [\"neptune-11\"]\n");
@@ -328,7 +360,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
             "storage-proofs-core/src/compound_proof.rs",
             replaced(
                 &replaced(
-                    &replaced(&original, expected_import, ""),
+                    &replaced(original, EXPECTED_IMPORT, ""),
                     "    Circuit,\n};\n",
                     "    Circuit,\n};\nuse synthpool::groth16::v0_27::{create_random_proof_batch, \
                      create_random_proof_batch_in_priority};\n",
@@ -356,16 +388,27 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
         before.keys().collect::<Vec<_>>()
     );
 
+    let edits = expected.len();
+    (after, edits)
+}
+
+/// A second run reports every edit unchanged (storage-proofs-core's manifest has two) and
+/// changes no file.
+fn changes_nothing_when_run_again(
+    checkout: &Path,
+    after: &BTreeMap<PathBuf, Vec<u8>>,
+    edits: usize,
+) {
     // Idempotent: a second run reports every edit unchanged (storage-proofs-core's
     // manifest has two) and changes no file.
-    let again = succeeded("patch-fork.sh, again", patch_fork(&checkout));
-    assert_eq!(
-        again.matches(": unchanged").count(),
-        expected.len() + 1,
-        "{again}"
-    );
-    assert!(snapshot(&checkout) == after, "a second run changed files");
+    let again = succeeded("patch-fork.sh, again", patch_fork(checkout));
+    assert_eq!(again.matches(": unchanged").count(), edits + 1, "{again}");
+    assert!(snapshot(checkout) == *after, "a second run changed files");
+}
 
+/// A checkout patched by the recipe before it swapped Poseidon: its dependencies gain the
+/// feature they lack, and keep the ones they have.
+fn upgrades_an_earlier_recipe(checkout: &Path, after: &BTreeMap<PathBuf, Vec<u8>>) {
     // A checkout patched by the recipe before it swapped Poseidon: its dependencies gain
     // the feature they lack, and keep the ones they have.
     let hashers = checkout.join("filecoin-hashers/Cargo.toml");
@@ -379,7 +422,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
         replaced(&patched_porep, feature, "features = [\"serde\"]\n"),
     )
     .unwrap();
-    succeeded("patch-fork.sh, upgrading", patch_fork(&checkout));
+    succeeded("patch-fork.sh, upgrading", patch_fork(checkout));
     assert_eq!(fs::read_to_string(&hashers).unwrap(), patched_hashers);
     assert_eq!(
         fs::read_to_string(&porep_manifest).unwrap(),
@@ -390,8 +433,12 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
         )
     );
     fs::write(&porep_manifest, &patched_porep).unwrap();
-    assert!(snapshot(&checkout) == after);
+    assert!(snapshot(checkout) == *after);
+}
 
+/// The GPU features as rust-fil-proofs' own manifest writes them, one line each, gain
+/// synthpool's.
+fn forwards_gpu_features_written_on_one_line(checkout: &Path, after: &BTreeMap<PathBuf, Vec<u8>>) {
     // The features as rust-fil-proofs' own manifest writes them, one line each.
     let core_manifest = checkout.join("storage-proofs-core/Cargo.toml");
     let patched_core = fs::read_to_string(&core_manifest).unwrap();
@@ -423,7 +470,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
         );
     }
     fs::write(&core_manifest, &unpatched).unwrap();
-    succeeded("patch-fork.sh, one-line features", patch_fork(&checkout));
+    succeeded("patch-fork.sh, one-line features", patch_fork(checkout));
     let mut forwarded = unpatched.clone();
     for (feature, list) in one_line {
         forwarded = replaced(
@@ -434,8 +481,14 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
     }
     assert_eq!(fs::read_to_string(&core_manifest).unwrap(), forwarded);
     fs::write(&core_manifest, &patched_core).unwrap();
-    assert!(snapshot(&checkout) == after);
+    assert!(snapshot(checkout) == *after);
+}
 
+/// The patched crates compile against this workspace, on our core alone, with one neptune
+/// for the fork's crates and ours; each GPU build of storage-proofs-core turns on
+/// synthpool's feature of that name.
+fn compiles_on_our_core_alone(checkout: &Path) {
+    let repo = repository().display().to_string();
     // The patched crates compile against this workspace, on our core alone, with one
     // neptune for the fork's crates and ours.
     let porep = [
@@ -445,13 +498,13 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
         "storage-proofs-update",
         "--no-default-features",
     ];
-    cargo(&checkout, &[&["check"][..], &porep].concat());
+    cargo(checkout, &[&["check"][..], &porep].concat());
     // The measurement tool on the real circuit builds on the patched crates.
-    cargo(&checkout, &["check", "-p", "real-circuit"]);
+    cargo(checkout, &["check", "-p", "real-circuit"]);
     // Each GPU build of storage-proofs-core turns on synthpool's feature of that name.
     for feature in ["cuda", "cuda-supraseal", "opencl"] {
         let tree = cargo(
-            &checkout,
+            checkout,
             &[
                 "tree",
                 "-e",
@@ -471,7 +524,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
         );
     }
     let neptune_users = cargo(
-        &checkout,
+        checkout,
         &[&["tree", "-e", "normal", "-i", "neptune"][..], &porep].concat(),
     );
     assert!(
@@ -480,7 +533,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
         "{neptune_users}"
     );
     let core_users = cargo(
-        &checkout,
+        checkout,
         &[
             &["tree", "-e", "normal", "-i", "bellpepper-core"][..],
             &porep,
@@ -496,11 +549,16 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
                 .contains(&format!("({repo}/gadgets)")),
         "{core_users}"
     );
+}
 
+/// The real circuits, on the patched crates: the tool fails on a digest that is not
+/// upstream's, pre-compiled vectors that differ from direct synthesis, or a proof that
+/// differs from bellperson's.
+fn real_circuits_match_upstream(checkout: &Path) {
     // The real circuits, on the patched crates (the tool fails on a digest that is not
     // upstream's, pre-compiled vectors that differ from direct synthesis, or a proof that
     // differs from bellperson's).
-    cargo(&checkout, &["build", "--release", "-p", "real-circuit"]);
+    cargo(checkout, &["build", "--release", "-p", "real-circuit"]);
     let tool = scratch().join("target/release/real-circuit");
     let real_circuit = |args: &[&str]| {
         let output = Command::new(&tool)
@@ -522,4 +580,106 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
             assert!(out.contains(&line), "{circuit}: {out}");
         }
     }
+}
+
+/// scripts/patch-ffi.sh on a stand-in for filecoin-ffi v1.36.1 (`tests/ffi-kit`: filcrypto's
+/// dependency on filecoin-proofs-api 19.1 and its features), with the kit's checkout as the
+/// rust-fil-proofs checkout: it refuses an unknown release and a manifest it does not
+/// recognise without touching either, adds exactly its `[patch.crates-io]` section and
+/// removes the install marker, changes nothing when run again, leaves one bellpepper-core,
+/// ours, in the graph, and the crate builds with `--locked` (its default CPU features).
+fn points_filecoin_ffi_at_the_checkout(checkout: &Path) {
+    let ffi = scratch().join("filecoin-ffi");
+    if ffi.exists() {
+        fs::remove_dir_all(&ffi).unwrap();
+    }
+    copy_tree(&repository().join("tests/ffi-kit"), &ffi);
+    let patch_ffi = || {
+        Command::new(repository().join("scripts/patch-ffi.sh"))
+            .arg(&ffi)
+            .arg(checkout)
+            .output()
+            .expect("scripts/patch-ffi.sh starts")
+    };
+    let refused = |why: &str| {
+        let both = || (snapshot(&ffi), snapshot(checkout));
+        let before = both();
+        let output = patch_ffi();
+        let complaint = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(!output.status.success(), "accepted: {complaint}");
+        assert!(complaint.contains(why), "{complaint}");
+        assert!(both() == before, "a refused run changed files");
+    };
+    let version = ffi.join("version.json");
+    let released = fs::read_to_string(&version).unwrap();
+    fs::write(&version, replaced(&released, "v1.36.1", "v1.35.0")).unwrap();
+    refused("filecoin-ffi v1.35.0");
+    fs::write(&version, &released).unwrap();
+    let manifest = ffi.join("rust/Cargo.toml");
+    let published = fs::read_to_string(&manifest).unwrap();
+    let api = "filecoin-proofs-api = { version = \"19.1\", default-features = false }";
+    fs::write(
+        &manifest,
+        replaced(&published, api, "filecoin-proofs-api = \"19.1\""),
+    )
+    .unwrap();
+    refused(api);
+    fs::write(&manifest, &published).unwrap();
+
+    let installed = [".install-filcrypto", "libfilcrypto.a"];
+    for file in installed {
+        fs::write(ffi.join(file), "built before").unwrap();
+    }
+    succeeded("patch-ffi.sh", patch_ffi());
+    let repo = repository().display().to_string();
+    let fork = checkout.display().to_string();
+    let crates = [
+        "filecoin-hashers",
+        "storage-proofs-core",
+        "storage-proofs-porep",
+        "storage-proofs-update",
+    ];
+    let section: String = crates
+        .iter()
+        .map(|name| format!("{name} = {{ path = \"{fork}/{name}\" }}\n"))
+        .collect();
+    assert_eq!(
+        fs::read_to_string(&manifest).unwrap(),
+        format!(
+            "{published}\n# synthpool: the prover's crates from this checkout of rust-fil-proofs, \
+             patched by\n# synthpool's scripts/patch-fork.sh, and bellpepper-core from synthpool, \
+             for every crate:\n# {fork}\n[patch.crates-io]\nbellpepper-core = {{ path = \
+             \"{repo}/gadgets\" }}\n{section}"
+        )
+    );
+    assert!(installed.iter().all(|file| !ffi.join(file).exists()));
+    for file in installed {
+        fs::write(ffi.join(file), "built since").unwrap();
+    }
+    let patched = (snapshot(&ffi), snapshot(checkout));
+    succeeded("patch-ffi.sh, again", patch_ffi());
+    assert!(
+        (snapshot(&ffi), snapshot(checkout)) == patched,
+        "a second run changed files"
+    );
+
+    let rust = ffi.join("rust");
+    let tree = cargo(
+        &rust,
+        &["tree", "--locked", "-e", "normal", "-i", "bellpepper-core"],
+    );
+    assert!(
+        tree.lines().next().unwrap() == format!("bellpepper-core v0.2.1 ({repo}/gadgets)"),
+        "{tree}"
+    );
+    cargo(
+        &rust,
+        &[
+            "build",
+            "--locked",
+            "--no-default-features",
+            "--features",
+            "multicore-sdr",
+        ],
+    );
 }

@@ -6,8 +6,9 @@
 //! batches, no criterion, in the dev profile (the test build's artifacts), its report to a
 //! scratch file; the test command checked against `.ci/run`, which runs it as one of its
 //! lines; perf-stat.sh's `run` and `kernel` with `--dry-run`, their runner arguments checked
-//! by the runner, and `compare` on stored figures; patch-fork.sh refusing a missing checkout
-//! (tests/patch_fork.rs runs it on the published crates); the record tool given the
+//! by the runner, and `compare` on stored figures; patch-fork.sh and patch-ffi.sh refusing
+//! missing checkouts (tests/patch_fork.rs runs them on the published crates and a stand-in
+//! for filecoin-ffi's crate); the record tool given the
 //! README's proof names and an empty parameter cache (tests/record_tool.rs records).
 
 use std::collections::BTreeSet;
@@ -110,13 +111,20 @@ fn test_command(command: &str) {
     );
 }
 
+/// A patch script refusing checkouts that are not there (tests/patch_fork.rs runs both on
+/// real ones).
 fn patch_fork(command: &str, script: &str) {
     // The README runs it from beside the checkout: `synthpool/scripts/...`.
     let script = script.strip_prefix("synthpool/").unwrap_or(script);
     let missing = scratch("patch-fork").join("no-such-checkout");
+    let arguments = if script.ends_with("patch-ffi.sh") {
+        2
+    } else {
+        1
+    };
     let output = Command::new("bash")
         .arg(repository().join(script))
-        .arg(&missing)
+        .args(std::iter::repeat_n(&missing, arguments))
         .output()
         .unwrap();
     assert_eq!(
@@ -228,6 +236,10 @@ fn every_command_of_the_readme_runs_in_its_cheapest_form() {
                 patch_fork(command, script);
                 kinds.insert("patch-fork");
             }
+            [script, _, _] if script.ends_with("scripts/patch-ffi.sh") => {
+                patch_fork(command, script);
+                kinds.insert("patch-ffi");
+            }
             ["cd", dir, "&&", "cargo", "run", "--release", "--", proofs @ ..]
                 if dir.ends_with("tools/record") =>
             {
@@ -239,7 +251,7 @@ fn every_command_of_the_readme_runs_in_its_cheapest_form() {
     }
     assert_eq!(
         kinds.into_iter().collect::<Vec<_>>(),
-        ["bench", "patch-fork", "record", "test"],
+        ["bench", "patch-ffi", "patch-fork", "record", "test"],
         "the README shows each of the project's commands"
     );
     // The measuring commands live beside the measurements.
