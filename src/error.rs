@@ -468,9 +468,10 @@ impl Error {
     /// The circuit's own errors come back unchanged (a batch member's too, so callers that
     /// match on the variant see what bellperson would have returned); file, memory and
     /// prover errors become `IoError` (whose message is the whole chain and whose source is
-    /// this error);
-    /// an unsatisfied row is `Unsatisfiable`; the rest, which are all mismatches,
-    /// `IncompatibleLengthVector` with the whole chain.
+    /// this error); an unsatisfied row is `Unsatisfiable`; every other error (a mismatch of
+    /// shapes or sizes, a rejected recording, a panic, a setting, a limit of the format) is
+    /// `IncompatibleLengthVector` with the whole chain as its message, the one variant
+    /// bellpepper-core's `SynthesisError` has for a message of our own.
     pub fn into_synthesis_error(self) -> SynthesisError {
         match self {
             Error::Synthesis(e) => e,

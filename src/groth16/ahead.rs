@@ -2,23 +2,41 @@
 //! circuit's structure recorded from its blank form (no witness, as for parameter
 //! generation) and saved in the recording cache under its parameters' verifying key, where
 //! the drop-ins look. Such a file is not trusted for being there: like any cache file, the
-//! first proof a batch makes from it is verified, and every proof after.
+//! first proof a batch makes from it is verified, and every proof after. Compiled once per
+//! bellperson release (`v0_26.rs`, `v0_27.rs` mount it), whose verifying key it takes.
 
 use std::path::{Path, PathBuf};
 
 use bellpepper_core::Circuit;
 use ff::PrimeField;
 
-use super::files::file_name;
-use super::key::Key;
+use pairing::MultiMillerLoop;
+
+use super::upstream::groth16::VerifyingKey;
 use crate::error::{Error, FileProblem};
+use crate::groth16::files::file_name;
+use crate::groth16::key::key_of;
 use crate::precompiled::Recording;
+
+/// Records `circuit`'s structure (its blank form will do: no witness is computed) and saves
+/// it in the recording cache `dir` under the verifying key `vk`, where a drop-in proving
+/// with parameters of that key finds it instead of recording the structure itself; returns
+/// the file's path. The file earns trust as any cache file does: the first proof made from
+/// it in a process is verified, and so is every proof after it. An error when the circuit
+/// does not have the key's number of public inputs, or the file cannot be written.
+pub fn save_recording<E, C>(circuit: C, vk: &VerifyingKey<E>, dir: &Path) -> Result<PathBuf, Error>
+where
+    E: MultiMillerLoop,
+    C: Circuit<E::Fr>,
+{
+    save::<E::Fr, C>(circuit, key_of(|bytes| vk.write(bytes)), vk.ic.len(), dir)
+}
 
 /// Records `circuit` and saves it in `dir` as the cache file of `key`, for parameters whose
 /// verifying key has `inputs` public inputs (the constant one included); the file's path.
-pub(crate) fn save_recording<Scalar: PrimeField, C: Circuit<Scalar>>(
+fn save<Scalar: PrimeField, C: Circuit<Scalar>>(
     circuit: C,
-    key: Option<Key>,
+    key: Option<[u8; crate::precompiled::KEY_LEN]>,
     inputs: usize,
     dir: &Path,
 ) -> Result<PathBuf, Error> {

@@ -4,12 +4,9 @@
 //! without its `cuda-supraseal` feature.
 
 use bellpepper_core::Circuit;
-use ff::PrimeField;
-use pairing::MultiMillerLoop;
 use rand_core::RngCore;
 
-use super::prover::BatchProver;
-use super::upstream::gpu::GpuName;
+use super::prover::{BatchProver, ProvingEngine};
 use super::upstream::groth16::{ParameterSource, Proof, VerifyingKey};
 use super::upstream::SynthesisError;
 use crate::error::Error;
@@ -22,10 +19,7 @@ use crate::vectors::ProverVectors;
 
 impl<E, P> MemberProver<E::Fr> for BatchProver<E, P>
 where
-    E: MultiMillerLoop,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
+    E: ProvingEngine,
     P: ParameterSource<E>,
 {
     type Proof = Proof<E>;
@@ -57,12 +51,8 @@ fn prove_cached<E, C, P>(
     priority: bool,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
-    <E::Fr as PrimeField>::Repr: Sync,
     P: ParameterSource<E>,
 {
     let members = in_flight().map_err(report)?;
@@ -88,13 +78,9 @@ pub fn create_random_proof_batch<E, C, R, P: ParameterSource<E>>(
     rng: &mut R,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
     R: RngCore,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
-    <E::Fr as PrimeField>::Repr: Sync,
 {
     let (r, s) = random_rs(circuits.len(), rng);
     prove_cached(circuits, params, r, s, false)
@@ -108,13 +94,9 @@ pub fn create_random_proof_batch_in_priority<E, C, R, P: ParameterSource<E>>(
     rng: &mut R,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
     R: RngCore,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
-    <E::Fr as PrimeField>::Repr: Sync,
 {
     let (r, s) = random_rs(circuits.len(), rng);
     prove_cached(circuits, params, r, s, true)
@@ -128,12 +110,8 @@ pub fn create_proof_batch<E, C, P: ParameterSource<E>>(
     s: Vec<E::Fr>,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
-    <E::Fr as PrimeField>::Repr: Sync,
 {
     prove_cached(circuits, params, r, s, false)
 }
@@ -146,12 +124,8 @@ pub fn create_proof_batch_in_priority<E, C, P: ParameterSource<E>>(
     s: Vec<E::Fr>,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
-    <E::Fr as PrimeField>::Repr: Sync,
 {
     prove_cached(circuits, params, r, s, true)
 }

@@ -10,12 +10,9 @@
 //! batches are synthesized directly (bellperson's vectors), never from a recording.
 
 use bellpepper_core::Circuit;
-use ff::PrimeField;
-use pairing::MultiMillerLoop;
 use rand_core::RngCore;
 
-use super::prover::{SrsProver, SuprasealParams};
-use super::upstream::gpu::GpuName;
+use super::prover::{ProvingEngine, SrsProver, SuprasealParams};
 use super::upstream::groth16::Proof;
 use super::upstream::SynthesisError;
 use crate::error::Error;
@@ -27,7 +24,7 @@ use crate::prover::{random_rs, Proven};
 use crate::vectors::ProverVectors;
 use crate::warn_once::warn_once;
 
-impl<E: MultiMillerLoop> MemberProver<E::Fr> for SrsProver<'_, E> {
+impl<E: ProvingEngine> MemberProver<E::Fr> for SrsProver<'_, E> {
     type Proof = Proof<E>;
 
     fn prove(
@@ -56,7 +53,7 @@ fn prove_cached<E, C, S>(
     s: Vec<E::Fr>,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
     S: SuprasealParams<E>,
 {
@@ -93,14 +90,10 @@ pub fn create_random_proof_batch<E, C, R, S>(
     rng: &mut R,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
     R: RngCore,
     S: SuprasealParams<E>,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
-    <E::Fr as PrimeField>::Repr: Sync,
 {
     let (r, s) = random_rs(circuits.len(), rng);
     prove_cached(circuits, params, r, s)
@@ -114,14 +107,10 @@ pub fn create_random_proof_batch_in_priority<E, C, R, S>(
     rng: &mut R,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
     R: RngCore,
     S: SuprasealParams<E>,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
-    <E::Fr as PrimeField>::Repr: Sync,
 {
     create_random_proof_batch(circuits, params, rng)
 }
@@ -135,13 +124,9 @@ pub fn create_proof_batch<E, C, S>(
     s: Vec<E::Fr>,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
     S: SuprasealParams<E>,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
-    <E::Fr as PrimeField>::Repr: Sync,
 {
     prove_cached(circuits, params, r, s)
 }
@@ -155,13 +140,9 @@ pub fn create_proof_batch_in_priority<E, C, S>(
     s: Vec<E::Fr>,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
-    E: MultiMillerLoop,
+    E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
     S: SuprasealParams<E>,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
-    <E::Fr as PrimeField>::Repr: Sync,
 {
     prove_cached(circuits, params, r, s)
 }

@@ -33,7 +33,6 @@
 //! [`set_retain_buffers`] or `SYNTHPOOL_RETAIN_BUFFERS=1` (off by default: it stays
 //! allocated between batches).
 
-mod ahead;
 mod files;
 mod key;
 mod pipeline;
@@ -67,7 +66,7 @@ pub fn set_retain_buffers(retain: bool) {
 
 /// Logs the whole error (a `SynthesisError` keeps only its message), then converts it for
 /// bellperson's signatures.
-fn report(error: crate::Error) -> bellpepper_core::SynthesisError {
+fn report(error: crate::error::Error) -> bellpepper_core::SynthesisError {
     log::error!("synthpool: {}", error.chain());
     error.into_synthesis_error()
 }

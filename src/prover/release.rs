@@ -176,10 +176,7 @@ pub(crate) struct BatchProver<E: MultiMillerLoop, P: ParameterSource<E>> {
 
 impl<E, P> BatchProver<E, P>
 where
-    E: MultiMillerLoop,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
+    E: ProvingEngine,
     P: ParameterSource<E>,
 {
     /// Reads the parameters' queries for members laid out as `first`, and checks that each
@@ -325,6 +322,19 @@ impl<G> LenSkip for (Arc<Vec<G>>, usize) {
     }
 }
 
+/// The pairing engines the provers and drop-ins take: bellperson's bounds for its GPU
+/// kernels (each curve type named for them) and scalars whose representations threads
+/// share, stated once. Every engine that meets them is one (`blstrs::Bls12`, Filecoin's).
+pub trait ProvingEngine:
+    MultiMillerLoop<Fr: GpuName + PrimeField<Repr: Sync>, G1Affine: GpuName, G2Affine: GpuName>
+{
+}
+
+impl<E> ProvingEngine for E where
+    E: MultiMillerLoop<Fr: GpuName + PrimeField<Repr: Sync>, G1Affine: GpuName, G2Affine: GpuName>
+{
+}
+
 /// Groth16 proofs for `assignments` (from [`crate::synthesize`], a recording, or
 /// [`crate::synthesize_batch`]), with randomness `r[i]`, `s[i]` for the i-th: the same
 /// proofs bellperson's `create_proof_batch` makes for the same circuits and randomness.
@@ -336,10 +346,7 @@ pub fn prove<E, P>(
     s: &[E::Fr],
 ) -> Result<Vec<Proof<E>>, Error>
 where
-    E: MultiMillerLoop,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
+    E: ProvingEngine,
     P: ParameterSource<E>,
 {
     prove_with_priority(params, assignments, r, s, false)
@@ -355,10 +362,7 @@ pub fn prove_with_priority<E, P>(
     priority: bool,
 ) -> Result<Vec<Proof<E>>, Error>
 where
-    E: MultiMillerLoop,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
+    E: ProvingEngine,
     P: ParameterSource<E>,
 {
     let (proofs, _) = prove_batch(&params, assignments, r, s, priority, false)?;
@@ -378,10 +382,7 @@ pub fn prove_keeping_buffers<E, P>(
     priority: bool,
 ) -> Result<(Vec<Proof<E>>, Vec<ProverVectors<E::Fr>>), Error>
 where
-    E: MultiMillerLoop,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
+    E: ProvingEngine,
     P: ParameterSource<E>,
 {
     prove_batch(&params, assignments, r, s, priority, true)
@@ -397,10 +398,7 @@ fn prove_batch<E, P>(
     keep: bool,
 ) -> Result<(Vec<Proof<E>>, Vec<ProverVectors<E::Fr>>), Error>
 where
-    E: MultiMillerLoop,
-    E::Fr: GpuName,
-    E::G1Affine: GpuName,
-    E::G2Affine: GpuName,
+    E: ProvingEngine,
     P: ParameterSource<E>,
 {
     let Some(first) = crate::prover::check_batch(&assignments, r, s)? else {

@@ -8,11 +8,11 @@ use bellperson as upstream;
 mod release;
 
 pub(crate) use release::BatchProver;
-pub use release::{prove, prove_keeping_buffers, prove_with_priority};
+pub use release::{prove, prove_keeping_buffers, prove_with_priority, ProvingEngine};
 
 /// bellperson 0.26's parameter sources all hold their queries (synthpool's
 /// `cuda-supraseal` is for 0.27).
-fn refuse_supraseal<E, P>(_: &P) -> Result<(), crate::Error>
+fn refuse_supraseal<E, P>(_: &P) -> Result<(), crate::error::Error>
 where
     E: pairing::MultiMillerLoop,
     P: upstream::groth16::ParameterSource<E>,
