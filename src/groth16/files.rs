@@ -89,7 +89,7 @@ pub(crate) struct CacheFile {
 /// What a lookup found on disk.
 pub(crate) enum Found<Scalar: PrimeField> {
     /// No file for this key.
-    None,
+    Absent,
     /// A file that loads, under probation.
     Loaded(Box<Recording<Scalar>>, CacheFile),
     /// A file that cannot be used (it is left for the next trusted recording to replace).
@@ -132,7 +132,7 @@ pub(crate) fn load<Scalar: PrimeField>(path: &Path, inputs: usize, key: &Key) ->
                 problem: FileProblem::Io(e),
                 ..
             }),
-        )) if e.kind() == std::io::ErrorKind::NotFound => return Found::None,
+        )) if e.kind() == std::io::ErrorKind::NotFound => return Found::Absent,
         Ok((_, Err(e))) => e.chain(),
         Err(gave_up) => format!("{}: {gave_up}", path.display()),
     };

@@ -1,39 +1,40 @@
 //! Recordings per circuit structure for the life of the process, each with the trust it
-//! has earned, and the storage kept for the next batch.
+//! has earned (the life of a structure's recording is in `groth16`'s documentation), and
+//! the storage kept for the next batch.
 //!
 //! A structure is filed under a [`Key`] that names it for certain: a digest of the
 //! parameters' verifying key, since parameters are made for one structure. Lookups ask for
 //! the key of each input count the store and the cache directory know (parameter sources
 //! take the input count when asked for their verifying key).
 //!
-//! A structure's recording is on probation from when a batch starts making it (or reading
-//! it from a file) until a proof made with it verifies against the parameters' key: only
-//! that batch uses it meanwhile; other batches of the structure wait for the verdict (a
-//! rayon worker, which could be holding up the very batch it would wait for, synthesizes
-//! directly instead). A trusted recording serves every later batch and is written to the
-//! cache directory; a rejected one is dropped, with its file. A batch that ends before its
-//! verdict (an error, a panic) drops the recording unjudged and leaves its file.
-//!
 //! The state lock is never held across a file operation or a verifying key's digest: the
-//! cache directory is listed and read with the lock released (a structure whose file is
-//! being read is on probation, so its other batches wait and other structures go on), and
-//! under the watchdog, so a hung disk stalls nothing.
+//! cache directory is listed and opened with the lock released (a structure whose file is
+//! being opened is on probation, so its other batches wait and other structures go on),
+//! and under the watchdog, so a hung disk stalls nothing.
 
-use std::any::{Any, TypeId};
+mod probation;
+mod registry;
+mod retention;
+mod saving;
+
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use ff::PrimeField;
 
 use super::files::{self, CacheFile, Found, Listing};
 use super::key::{Key, KeyFor};
-use super::settings::{cache_dir, retains_buffers};
 use super::watchdog::GaveUp;
 use crate::precompiled::Recording;
 use crate::shape::Shape;
 use crate::vectors::ProverVectors;
 use crate::warn_once::warn_once;
+
+pub(crate) use self::probation::Probation;
+pub use self::registry::{clear, stats};
+pub(crate) use self::registry::{release_kept, store};
+pub(crate) use self::saving::Saving;
 
 /// What the drop-ins have done in this process, for one field.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,76 +111,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// What is done to every field's store at once.
-trait AnyStore: Any + Send + Sync {
-    fn release_kept(&self);
-    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
-}
-
-impl<Scalar: PrimeField> AnyStore for Store<Scalar> {
-    fn release_kept(&self) {
-        let released = lock(&self.state).kept.take();
-        // Freed outside the lock: returning gigabytes to the system takes a while.
-        drop(released);
-    }
-
-    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
-        self
-    }
-}
-
-/// Every field's store, filed under the field's type.
-fn stores() -> &'static Mutex<HashMap<TypeId, Arc<dyn AnyStore>>> {
-    static STORES: OnceLock<Mutex<HashMap<TypeId, Arc<dyn AnyStore>>>> = OnceLock::new();
-    STORES.get_or_init(Default::default)
-}
-
-/// Drops the storage kept for the next batch, of every field.
-pub(crate) fn release_kept() {
-    let stores: Vec<Arc<dyn AnyStore>> = lock(stores()).values().cloned().collect();
-    for store in stores {
-        store.release_kept();
-    }
-}
-
-/// The store of `Scalar`'s recordings, one per field type for the whole process.
-pub(crate) fn store<Scalar: PrimeField>() -> Arc<Store<Scalar>> {
-    let mut stores = lock(stores());
-    let store = stores.entry(TypeId::of::<Scalar>()).or_insert_with(|| {
-        Arc::new(Store::<Scalar>::new(Disk {
-            dir: cache_dir,
-            list: files::listing,
-            load: files::load,
-        }))
-    });
-    Arc::clone(store)
-        .as_any()
-        .downcast::<Store<Scalar>>()
-        .expect("stores are filed under their own type")
-}
-
-/// What the drop-ins of `Scalar` have done in this process.
-pub fn stats<Scalar: PrimeField>() -> CacheStats {
-    lock(&store::<Scalar>().state).stats
-}
-
-/// Drops every trusted recording of `Scalar` held in memory (their memory is freed once no
-/// batch uses them), the storage kept for the next batch, and which files were refused;
-/// the persistent cache's files stay, and so do recordings a running batch holds on
-/// probation.
-pub fn clear<Scalar: PrimeField>() {
-    let store = store::<Scalar>();
-    let released = {
-        let mut state = lock(&store.state);
-        state
-            .entries
-            .retain(|_, (_, slot)| matches!(slot, Slot::Probation));
-        state.refused.clear();
-        state.kept.take()
-    };
-    drop(released);
-}
-
 /// How a batch begins.
 pub(crate) enum Start<Scalar: PrimeField> {
     /// Evaluate a trusted recording, filed under this key.
@@ -253,13 +184,7 @@ impl<Scalar: PrimeField> Store<Scalar> {
                 Lookup::File(key, inputs, path) => {
                     state.entries.insert(key, (inputs, Slot::Probation));
                     drop(state);
-                    let probation = Probation {
-                        store: Arc::clone(self),
-                        key: Some((key, inputs)),
-                        file: None,
-                        unknown: false,
-                        done: false,
-                    };
+                    let probation = Probation::known(Arc::clone(self), key, inputs);
                     if let Some(start) = self.read(probation, &path) {
                         return start;
                     }
@@ -268,13 +193,7 @@ impl<Scalar: PrimeField> Store<Scalar> {
                 }
                 Lookup::Absent if !state.recording_unknown => {
                     state.recording_unknown = true;
-                    return Start::Record(Probation {
-                        store: Arc::clone(self),
-                        key: None,
-                        file: None,
-                        unknown: true,
-                        done: false,
-                    });
+                    return Start::Record(Probation::unknown(Arc::clone(self)));
                 }
                 Lookup::Absent | Lookup::Busy => {}
             }
@@ -361,11 +280,13 @@ impl<Scalar: PrimeField> Store<Scalar> {
     /// the batch's start when the file loads; `None` when it is refused or gone, with the
     /// structure given back.
     fn read(&self, mut probation: Probation<Scalar>, path: &Path) -> Option<Start<Scalar>> {
-        let (key, inputs) = probation.key.expect("a file is read for a known structure");
+        let (key, inputs) = probation
+            .structure()
+            .expect("a file is read for a known structure");
         match (self.disk.load)(path, inputs, &key) {
             Found::Loaded(recording, file) => {
                 lock(&self.state).stats.loaded += 1;
-                probation.file = Some(file);
+                probation.opened(file);
                 Some(Start::Check(Arc::from(recording), probation))
             }
             found => {
@@ -380,44 +301,6 @@ impl<Scalar: PrimeField> Store<Scalar> {
         }
     }
 
-    /// Up to `count` kept sets of storage for the structure `key`.
-    pub(crate) fn take_kept(&self, key: &Key, count: usize) -> Vec<ProverVectors<Scalar>> {
-        let mut state = lock(&self.state);
-        let Some((held, kept)) = &mut state.kept else {
-            return Vec::new();
-        };
-        if held != key {
-            return Vec::new();
-        }
-        let taken = kept.split_off(kept.len().saturating_sub(count));
-        state.stats.reused_buffers += taken.len() as u64;
-        taken
-    }
-
-    /// Keeps a batch's spent storage for the next batch of `key` while retention is on:
-    /// one structure's at a time (another's replace it), at most `limit` sets.
-    pub(crate) fn keep(&self, key: &Key, mut spent: Vec<ProverVectors<Scalar>>, limit: usize) {
-        if !retains_buffers() {
-            return;
-        }
-        let replaced = {
-            let mut state = lock(&self.state);
-            match &mut state.kept {
-                Some((held, kept)) if held == key => {
-                    kept.append(&mut spent);
-                    let over = kept.len().saturating_sub(limit);
-                    Some(kept.drain(..over).collect::<Vec<_>>())
-                }
-                slot => {
-                    spent.truncate(limit);
-                    slot.replace((*key, spent)).map(|(_, old)| old)
-                }
-            }
-        };
-        // Freed outside the lock: returning gigabytes to the system takes a while.
-        drop(replaced);
-    }
-
     /// Puts the structure `key` (of `inputs` inputs) on probation for a recording a batch
     /// made to replace a rejected one, if no batch holds it, to be judged at once like any
     /// new recording (and saved once trusted).
@@ -428,13 +311,7 @@ impl<Scalar: PrimeField> Store<Scalar> {
         }
         state.entries.insert(key, (inputs, Slot::Probation));
         state.stats.recorded += 1;
-        Some(Probation {
-            store: Arc::clone(self),
-            key: Some((key, inputs)),
-            file: None,
-            unknown: false,
-            done: false,
-        })
+        Some(Probation::known(Arc::clone(self), key, inputs))
     }
 
     /// Counts a member redone after its file's recording was rejected.
@@ -494,189 +371,6 @@ fn find<Scalar: PrimeField>(
         }
     }
     Lookup::Absent
-}
-
-/// A batch's hold on a structure whose recording is on probation; dropped without a
-/// verdict (the batch failed first), it rejects the recording.
-pub(crate) struct Probation<Scalar: PrimeField> {
-    store: Arc<Store<Scalar>>,
-    /// The structure and its input count, once known.
-    key: Option<(Key, usize)>,
-    /// The file the recording came from.
-    file: Option<CacheFile>,
-    /// Whether this hold is the claim on recording a structure whose key is unknown.
-    unknown: bool,
-    done: bool,
-}
-
-impl<Scalar: PrimeField> Probation<Scalar> {
-    /// The structure is `key` (known now that the first member is): other batches of it
-    /// wait for this one's verdict; other structures may record again.
-    pub(crate) fn register(&mut self, key: Key, inputs: usize) {
-        let mut state = lock(&self.store.state);
-        state.entries.insert(key, (inputs, Slot::Probation));
-        state.stats.recorded += 1;
-        if self.unknown {
-            state.recording_unknown = false;
-            self.unknown = false;
-        }
-        self.key = Some((key, inputs));
-        drop(state);
-        self.store.changed.notify_all();
-    }
-
-    /// The structure, once known.
-    pub(crate) fn key(&self) -> Option<Key> {
-        self.key.map(|(key, _)| key)
-    }
-
-    /// The recording earned trust: it serves every batch from now on, and is written to
-    /// the cache directory if it did not come from there. Returns what to save, if
-    /// anything (saving waits for the batch's end).
-    pub(crate) fn trust(mut self, recording: &Arc<Recording<Scalar>>) -> Option<Saving<Scalar>> {
-        self.done = true;
-        let (key, inputs) = self.key?;
-        {
-            let mut state = lock(&self.store.state);
-            let slot = Slot::Trusted(Arc::clone(recording), self.file.clone());
-            state.entries.insert(key, (inputs, slot));
-            state.stats.trusted += 1;
-        }
-        self.store.changed.notify_all();
-        let dir = (self.store.disk.dir)().filter(|_| self.file.is_none())?;
-        Some(Saving {
-            store: Arc::clone(&self.store),
-            dir,
-            inputs,
-            key,
-            recording: Arc::clone(recording),
-        })
-    }
-
-    /// The structure cannot be recorded (`shape` is what it synthesizes to): later batches
-    /// synthesize it directly, pre-sized.
-    pub(crate) fn unrecordable(mut self, key: Key, inputs: usize, shape: Shape) {
-        self.done = true;
-        {
-            let mut state = lock(&self.store.state);
-            state
-                .entries
-                .insert(key, (inputs, Slot::Unrecordable(shape)));
-            state.stats.unrecordable += 1;
-            if self.unknown {
-                state.recording_unknown = false;
-            }
-        }
-        self.store.changed.notify_all();
-    }
-
-    /// Nothing is recorded (the parameters give no key to file it under).
-    pub(crate) fn abandon(mut self) {
-        self.done = true;
-        self.release();
-    }
-
-    /// A proof made with the recording does not verify, `why` said once in the log: it is
-    /// dropped, and the file it was loaded from (if that is still the file at its path)
-    /// removed.
-    pub(crate) fn reject(mut self, why: &str) {
-        self.done = true;
-        lock(&self.store.state).stats.rejected += 1;
-        if let Some(file) = &self.file {
-            files::remove_loaded(file, why);
-        } else {
-            self.say_new_dropped(why);
-        }
-        self.release();
-    }
-
-    /// Says once in the log why a recording made in this process (no file) is dropped.
-    fn say_new_dropped(&self, why: &str) {
-        if let Some((key, _)) = &self.key {
-            warn_once(format!("rejected {key:?}"), || {
-                format!("synthpool: a new recording is dropped: {why}")
-            });
-        }
-    }
-
-    /// The batch ended before a proof made with the recording was checked (a member failed
-    /// or did not fit, or the batch was abandoned): the recording is dropped unjudged. The
-    /// failure may be the caller's, so a file it came from stays for other processes; this
-    /// one does not read it again (the structure is recorded anew, and the next trusted
-    /// recording replaces the file), so a file that fails every batch fails only one.
-    fn abandon_unchecked(&mut self) {
-        {
-            let mut state = lock(&self.store.state);
-            state.stats.rejected += 1;
-            if let Some(file) = &self.file {
-                state.refused.insert(file.path.clone());
-            }
-        }
-        let why = "its batch ended before a proof made with it was checked";
-        if let Some(file) = &self.file {
-            warn_once(format!("unchecked {}", file.path.display()), || {
-                format!(
-                    "synthpool: not using the cached recording {} again in this process ({why}); \
-                     the file stays, and the next trusted recording replaces it",
-                    file.path.display()
-                )
-            });
-        } else {
-            self.say_new_dropped(why);
-        }
-        self.release();
-    }
-
-    /// Gives the structure back: its slot goes, and batches waiting for it look again.
-    fn release(&mut self) {
-        {
-            let mut state = lock(&self.store.state);
-            if let Some((key, _)) = &self.key {
-                if matches!(state.entries.get(key), Some((_, Slot::Probation))) {
-                    state.entries.remove(key);
-                }
-            }
-            if self.unknown {
-                state.recording_unknown = false;
-                self.unknown = false;
-            }
-        }
-        self.store.changed.notify_all();
-    }
-}
-
-impl<Scalar: PrimeField> Drop for Probation<Scalar> {
-    fn drop(&mut self) {
-        if !self.done {
-            self.abandon_unchecked();
-        }
-    }
-}
-
-/// A trusted recording to write to the cache directory.
-pub(crate) struct Saving<Scalar: PrimeField> {
-    store: Arc<Store<Scalar>>,
-    dir: PathBuf,
-    inputs: usize,
-    key: Key,
-    recording: Arc<Recording<Scalar>>,
-}
-
-impl<Scalar: PrimeField> Saving<Scalar> {
-    /// Writes the file (a failure is logged, never the batch's error), and files it with
-    /// the recording, so that a later rejection removes that file and no other.
-    pub(crate) fn save(self) {
-        let Some(saved) = files::save(&self.dir, self.inputs, &self.key, &self.recording) else {
-            return;
-        };
-        let mut state = lock(&self.store.state);
-        state.stats.saved += 1;
-        if let Some((_, Slot::Trusted(recording, file @ None))) = state.entries.get_mut(&self.key) {
-            if Arc::ptr_eq(recording, &self.recording) {
-                *file = Some(saved);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
