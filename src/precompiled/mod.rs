@@ -45,7 +45,9 @@
 mod bus_guard;
 mod claims;
 mod coefficients;
+mod companion;
 mod density;
+mod dictionary;
 mod field_rows;
 mod file;
 mod fill;
@@ -79,9 +81,10 @@ pub use self::file::FORMAT_VERSION;
 pub(crate) use self::file::{KEY_LEN, TEMPORARY_SUFFIX};
 pub use self::witness::Witness;
 
+use self::companion::{Companion, Keeping, StructureOnly};
 use self::density::Densities;
 use self::matrix::Matrix;
-use self::record::{Companion, Recorder, StructureOnly};
+use self::record::Recorder;
 
 use self::claims::Claims;
 use self::coefficients::CoefficientTable;
@@ -216,7 +219,8 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     pub fn record_with_witness<C: Circuit<Scalar>>(
         circuit: C,
     ) -> Result<(Self, Witness<Scalar>), Error> {
-        let (recording, witness) = Self::record_with::<Witness<Scalar>, C>(circuit)?;
+        let (recording, Keeping(witness)) =
+            Self::record_with::<Keeping<Witness<Scalar>>, C>(circuit)?;
         Ok((recording?, witness))
     }
 
@@ -226,7 +230,8 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     pub(crate) fn record_and_synthesize<C: Circuit<Scalar>>(
         circuit: C,
     ) -> Result<(Result<Self, Error>, ProverVectors<Scalar>), Error> {
-        let (recording, assignment) = Self::record_with::<ProvingAssignment<Scalar>, C>(circuit)?;
+        let (recording, Keeping(assignment)) =
+            Self::record_with::<Keeping<ProvingAssignment<Scalar>>, C>(circuit)?;
         Ok((recording, assignment.into_vectors()?))
     }
 
