@@ -41,6 +41,8 @@ lint() {
 # bellperson 0.27 only: bellperson 0.26's GPU code does not compile on Rust 1.89 and later
 # (std's File::try_lock shadows fs2's in its gpu/locks.rs), whoever depends on it.
 lint -p synthpool --lib --features bellperson-0.27,neptune-11,cuda-supraseal
+# filecoin-proofs' cuda-supraseal turns on the storage-proofs crates' cuda as well: both.
+lint -p synthpool --lib --features bellperson-0.27,neptune-11,cuda,cuda-supraseal
 lint -p synthpool --lib --features bellperson-0.27,neptune-11,cuda
 lint -p synthpool --lib --features bellperson-0.27,neptune-11,opencl
 step "rustdoc cuda-supraseal"

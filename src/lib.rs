@@ -20,12 +20,6 @@
 #![deny(unreachable_pub)]
 #![deny(missing_debug_implementations)]
 
-#[cfg(all(feature = "cuda", feature = "cuda-supraseal"))]
-compile_error!(
-    "synthpool: features `cuda` and `cuda-supraseal` exclude each other, as in filecoin-proofs: \
-     `cuda` proves with bellperson's own GPU kernels, `cuda-supraseal` with supraseal; pick one"
-);
-
 #[cfg(all(feature = "bellperson-0.26", feature = "cuda-supraseal"))]
 compile_error!(
     "synthpool: `cuda-supraseal` proves with bellperson 0.27 (filecoin-proofs 19.1); the \
