@@ -176,6 +176,16 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         })
     }
 
+    /// What evaluation reads of the recording.
+    fn rows(&self) -> kernel::RecordedRows<'_, Scalar> {
+        kernel::RecordedRows {
+            matrices: &self.matrices,
+            layouts: &self.layouts,
+            field_rows: &self.field_rows,
+            table: &self.coefficients,
+        }
+    }
+
     /// Runs `evaluate`, which reads the recording's arrays: for a recording read in place
     /// from a file, a panic (an index the file put out of bounds) is an error naming the
     /// file, and so is a file that changed under the mapping meanwhile, whatever
@@ -385,7 +395,6 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         kinds.classify(&vectors.input_assignment, &vectors.aux_assignment)?;
         let values = [&vectors.input_assignment[..], &vectors.aux_assignment[..]];
         let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
-        let matrices = (&self.matrices, &self.layouts, &self.field_rows);
         let difference = self.in_place(|| {
             kinds.convert_wide(&self.layouts, values)?;
             // Rows stating a value are that value when the claims hold together, as in
@@ -393,13 +402,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             let claims =
                 (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
             let seen = (&kinds, claims);
-            Ok::<_, Error>(kernel::first_difference(
-                matrices,
-                &self.coefficients,
-                values,
-                seen,
-                rows,
-            ))
+            Ok::<_, Error>(kernel::first_difference(self.rows(), values, seen, rows))
         })??;
         match difference {
             None => Ok(()),
@@ -474,8 +477,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             let claims =
                 (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
             Ok::<_, Error>(kernel::evaluate_rows(
-                (&self.matrices, &self.layouts, &self.field_rows),
-                &self.coefficients,
+                self.rows(),
                 values,
                 (&*kinds, claims),
                 [&mut target.a, &mut target.b, &mut target.c],
