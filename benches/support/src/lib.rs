@@ -16,5 +16,7 @@ pub mod porep;
 pub mod post;
 #[cfg(feature = "bench")]
 pub mod report;
+mod sampling;
+mod trees;
 #[cfg(feature = "bench")]
 pub mod variants;

@@ -17,19 +17,18 @@
 //! roots and every constraint holds. [`PartitionParts`] can leave out the SHA-256 parts
 //! (labeling and tree_d), which leaves one challenge's Poseidon work apart.
 
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
-
 use bellpepper_core::boolean::{AllocatedBit, Boolean};
 use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar as Fr;
 use ff::{Field, PrimeField};
-use generic_array::typenum::{U11, U2, U8};
-use neptune::poseidon::PoseidonConstants;
 use synthpool::precompiled::Witness;
 
-use crate::circuits::{pattern, GadgetSet};
+use crate::circuits::GadgetSet;
+use crate::sampling::{sparse_tree, value_of, Draws};
+use crate::trees::{
+    equal, inclusion, poseidon_node, reverse_bits_in_bytes, sha256_node, Tree, TreePath,
+};
 
 /// DRG parents per node (storage-proofs-porep's `BASE_DEGREE`).
 pub const DRG_PARENTS: usize = 6;
@@ -110,13 +109,6 @@ impl PartitionParts {
     };
 }
 
-/// An inclusion path: at each level, the node's position among its siblings and the
-/// siblings in order.
-#[derive(Clone, Debug)]
-pub(crate) struct TreePath {
-    pub(crate) levels: Vec<(usize, Vec<Fr>)>,
-}
-
 /// A parent's column (its label in every layer) and its tree_c path.
 #[derive(Clone, Debug)]
 struct Column {
@@ -151,219 +143,6 @@ pub struct Partition {
     challenges: Vec<Challenge>,
     /// The gadgets it is built with.
     pub gadgets: GadgetSet,
-}
-
-/// Filecoin's Poseidon constants for each arity a partition hashes with (Merkle-tree hash
-/// type, standard strength), made once.
-struct Constants {
-    two: PoseidonConstants<Fr, U2>,
-    eight: PoseidonConstants<Fr, U8>,
-    eleven: PoseidonConstants<Fr, U11>,
-}
-
-fn constants() -> &'static Constants {
-    static CONSTANTS: OnceLock<Constants> = OnceLock::new();
-    CONSTANTS.get_or_init(|| Constants {
-        two: PoseidonConstants::new(),
-        eight: PoseidonConstants::new(),
-        eleven: PoseidonConstants::new(),
-    })
-}
-
-/// `condition ? a : b`, allocated, with `(b - a) · condition = b - result`.
-fn pick<CS: ConstraintSystem<Fr>>(
-    mut cs: CS,
-    condition: &Boolean,
-    a: &AllocatedNum<Fr>,
-    b: &AllocatedNum<Fr>,
-) -> Result<AllocatedNum<Fr>, SynthesisError> {
-    let result = AllocatedNum::alloc(cs.namespace(|| "pick result"), || {
-        let take_a = condition
-            .get_value()
-            .ok_or(SynthesisError::AssignmentMissing)?;
-        let chosen = if take_a { a } else { b };
-        chosen.get_value().ok_or(SynthesisError::AssignmentMissing)
-    })?;
-    cs.enforce(
-        || "pick",
-        |lc| lc + b.get_variable() - a.get_variable(),
-        |_| condition.lc(CS::one(), Fr::ONE),
-        |lc| lc + b.get_variable() - result.get_variable(),
-    );
-    Ok(result)
-}
-
-/// The node `cur` placed at the position `bits` name among `siblings`, as storage-proofs'
-/// `insert` selects it (its selection network for 2 and 8 children).
-fn insert<CS: ConstraintSystem<Fr>>(
-    cs: &mut CS,
-    cur: &AllocatedNum<Fr>,
-    bits: &[Boolean],
-    siblings: &[AllocatedNum<Fr>],
-) -> Result<Vec<AllocatedNum<Fr>>, SynthesisError> {
-    match bits {
-        [b0] => Ok(vec![
-            pick(cs.namespace(|| "binary insert 0"), b0, &siblings[0], cur)?,
-            pick(cs.namespace(|| "binary insert 1"), b0, cur, &siblings[0])?,
-        ]),
-        [b0, b1, b2] => {
-            let (Boolean::Is(x0), Boolean::Is(x1)) = (b0, b1) else {
-                return Err(SynthesisError::Unsatisfiable);
-            };
-            let nor = Boolean::Is(AllocatedBit::nor(cs.namespace(|| "b0 nor b1"), x0, x1)?);
-            let and = Boolean::Is(AllocatedBit::and(cs.namespace(|| "b0 and b1"), x0, x1)?);
-            let a = cur;
-            let [b, c, d, e, f, g, h] = [0, 1, 2, 3, 4, 5, 6].map(|i| &siblings[i]);
-            let mut step = 0;
-            let mut pick = |cond: &Boolean, x: &AllocatedNum<Fr>, y: &AllocatedNum<Fr>| {
-                step += 1;
-                pick(cs.namespace(|| format!("pick {step}")), cond, x, y)
-            };
-            // Position p holds `a` when the index is p, the sibling before it when the index
-            // is below p, the one at it when above: picked bit by bit.
-            let p0 = pick(&nor, a, b)?;
-            let p0 = pick(b2, b, &p0)?;
-            let p1 = pick(b0, a, b)?;
-            let p1 = pick(b1, c, &p1)?;
-            let p1 = pick(b2, c, &p1)?;
-            let p2 = pick(b0, d, a)?;
-            let p2 = pick(b1, &p2, c)?;
-            let p2 = pick(b2, d, &p2)?;
-            let p3 = pick(&and, a, d)?;
-            let p3 = pick(b2, e, &p3)?;
-            let p4 = pick(&nor, a, f)?;
-            let p4 = pick(b2, &p4, e)?;
-            let p5 = pick(b0, a, f)?;
-            let p5 = pick(b1, g, &p5)?;
-            let p5 = pick(b2, &p5, f)?;
-            let p6 = pick(b0, h, a)?;
-            let p6 = pick(b1, &p6, g)?;
-            let p6 = pick(b2, &p6, g)?;
-            let p7 = pick(&and, a, h)?;
-            let p7 = pick(b2, &p7, h)?;
-            Ok(vec![p0, p1, p2, p3, p4, p5, p6, p7])
-        }
-        _ => Err(SynthesisError::IncompatibleLengthVector(format!(
-            "insertion among {} siblings",
-            siblings.len()
-        ))),
-    }
-}
-
-/// Bits padded to whole bytes, each byte's bits reversed (storage-proofs'
-/// `reverse_bit_numbering`, and filecoin-hashers' byte order for SHA-256 preimages).
-fn reverse_bits_in_bytes(mut bits: Vec<Boolean>) -> Vec<Boolean> {
-    while !bits.len().is_multiple_of(8) {
-        bits.push(Boolean::constant(false));
-    }
-    bits.chunks(8)
-        .flat_map(|byte| byte.iter().rev())
-        .cloned()
-        .collect()
-}
-
-/// A tree_d node: SHA-256 of its two children's bytes, truncated to 254 bits (filecoin's
-/// `Sha256Function::hash_multi_leaf_circuit` for two leaves).
-fn sha256_node<CS: ConstraintSystem<Fr>>(
-    mut cs: CS,
-    gadgets: GadgetSet,
-    children: &[AllocatedNum<Fr>],
-) -> Result<AllocatedNum<Fr>, SynthesisError> {
-    let mut preimage = Vec::with_capacity(512);
-    for (i, child) in children.iter().enumerate() {
-        let bits = child.to_bits_le(cs.namespace(|| format!("{i}_num_into_bits")))?;
-        preimage.extend(reverse_bits_in_bytes(bits));
-    }
-    let digest = gadgets.sha256(cs.namespace(|| "hash"), &preimage)?;
-    let le_bits = reverse_bits_in_bytes(digest);
-    gadgets.pack_bits(
-        cs.namespace(|| "pack_le"),
-        &le_bits[..Fr::CAPACITY as usize],
-    )
-}
-
-/// A tree_c or tree_r_last node: Poseidon of its children.
-pub(crate) fn poseidon_node<CS: ConstraintSystem<Fr>>(
-    cs: CS,
-    gadgets: GadgetSet,
-    children: Vec<AllocatedNum<Fr>>,
-) -> Result<AllocatedNum<Fr>, SynthesisError> {
-    let constants = constants();
-    match children.len() {
-        2 => gadgets.poseidon(cs, children, &constants.two),
-        8 => gadgets.poseidon(cs, children, &constants.eight),
-        11 => gadgets.poseidon(cs, children, &constants.eleven),
-        n => Err(SynthesisError::IncompatibleLengthVector(format!(
-            "no Poseidon of {n} elements in a partition"
-        ))),
-    }
-}
-
-/// Which tree a path is in.
-#[derive(Clone, Copy)]
-pub(crate) enum Tree {
-    /// tree_d: binary, SHA-256.
-    Data,
-    /// tree_c or tree_r_last: Poseidon.
-    Poseidon,
-}
-
-/// The inclusion of `leaf` at `path` in the tree whose root is `root` (storage-proofs'
-/// `PoRCircuit` with a private root): each level's index bits, siblings, the node inserted
-/// among them and hashed; the path's bits packed into one public input; the computed root
-/// equal to `root`.
-pub(crate) fn inclusion<CS: ConstraintSystem<Fr>>(
-    mut cs: CS,
-    gadgets: GadgetSet,
-    tree: Tree,
-    leaf: &AllocatedNum<Fr>,
-    path: &TreePath,
-    root: &AllocatedNum<Fr>,
-) -> Result<(), SynthesisError> {
-    let mut cur = leaf.clone();
-    let mut path_bits = Vec::new();
-    for (level, (position, siblings)) in path.levels.iter().enumerate() {
-        let mut cs = cs.namespace(|| format!("merkle tree hash {level}"));
-        let width = (siblings.len() + 1).trailing_zeros() as usize;
-        let bits = (0..width)
-            .map(|i| {
-                let bit = (position >> i) & 1 == 1;
-                AllocatedBit::alloc(cs.namespace(|| format!("index bit {i}")), Some(bit))
-                    .map(Boolean::from)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        path_bits.extend_from_slice(&bits);
-        let siblings = siblings
-            .iter()
-            .enumerate()
-            .map(|(i, value)| {
-                AllocatedNum::alloc(cs.namespace(|| format!("path element {i}")), || Ok(*value))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let children = insert(&mut cs, &cur, &bits, &siblings)?;
-        let cs = cs.namespace(|| "computation of commitment hash");
-        cur = match tree {
-            Tree::Data => sha256_node(cs, gadgets, &children)?,
-            Tree::Poseidon => poseidon_node(cs, gadgets, children)?,
-        };
-    }
-    gadgets.pack_into_inputs(cs.namespace(|| "path"), &path_bits)?;
-    equal(&mut cs, &cur, root);
-    Ok(())
-}
-
-/// `a · 1 = b`.
-pub(crate) fn equal<CS: ConstraintSystem<Fr>>(
-    cs: &mut CS,
-    a: &AllocatedNum<Fr>,
-    b: &AllocatedNum<Fr>,
-) {
-    cs.enforce(
-        || "enforce root is correct",
-        |lc| lc + a.get_variable(),
-        |lc| lc + CS::one(),
-        |lc| lc + b.get_variable(),
-    );
 }
 
 /// A label: SHA-256 of the replica id, the layer, the node and the parents' bits, its
@@ -439,6 +218,9 @@ struct Commitments<'a> {
 }
 
 impl Challenge {
+    /// The challenge's constraints, in storage-proofs-porep's order: the data leaf in
+    /// tree_d, the parents' columns in tree_c, the challenge as an input, the labels, and
+    /// the encoded node in tree_r_last with the challenge's own column in tree_c.
     fn synthesize<CS: ConstraintSystem<Fr>>(
         &self,
         mut cs: CS,
@@ -457,6 +239,31 @@ impl Challenge {
                 commitments.comm_d,
             )?;
         }
+        let parents = self.parent_columns(&mut cs, gadgets, commitments)?;
+        let node_bits = (0..64)
+            .map(|i| {
+                let bit = (self.node >> i) & 1 == 1;
+                AllocatedBit::alloc(cs.namespace(|| format!("challenge bit {i}")), Some(bit))
+                    .map(Boolean::from)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        gadgets.pack_into_inputs(cs.namespace(|| "challenge input"), &node_bits)?;
+        let labels = if parts.labeling {
+            self.labels(&mut cs, gadgets, commitments, &parents, &node_bits)?
+        } else {
+            allocate_column(cs.namespace(|| "labels"), &self.labels.rows)?
+        };
+        self.encoding(&mut cs, gadgets, commitments, &data_leaf, labels)
+    }
+
+    /// Each DRG and expansion parent's column allocated, hashed and proven in tree_c: the
+    /// columns.
+    fn parent_columns<CS: ConstraintSystem<Fr>>(
+        &self,
+        cs: &mut CS,
+        gadgets: GadgetSet,
+        commitments: &Commitments<'_>,
+    ) -> Result<Vec<Vec<AllocatedNum<Fr>>>, SynthesisError> {
         let mut parents = Vec::with_capacity(DRG_PARENTS + EXP_PARENTS);
         for (kind, columns) in [("drg", &self.drg), ("exp", &self.exp)] {
             for (i, column) in columns.iter().enumerate() {
@@ -480,42 +287,55 @@ impl Challenge {
                 parents.push(rows);
             }
         }
-        let node_bits = (0..64)
-            .map(|i| {
-                let bit = (self.node >> i) & 1 == 1;
-                AllocatedBit::alloc(cs.namespace(|| format!("challenge bit {i}")), Some(bit))
-                    .map(Boolean::from)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        gadgets.pack_into_inputs(cs.namespace(|| "challenge input"), &node_bits)?;
-        let labels = if parts.labeling {
-            let mut labels = Vec::with_capacity(self.labels.rows.len());
-            for layer in 1..=self.labels.rows.len() {
-                let mut cs = cs.namespace(|| format!("labeling_{layer}"));
-                let mut bits = Vec::with_capacity(DRG_PARENTS + EXP_PARENTS);
-                let sources = parents
-                    .iter()
-                    .take(DRG_PARENTS)
-                    .map(|rows| &rows[layer - 1]);
-                let expanded = parents[DRG_PARENTS..].iter().filter(|_| layer > 1);
-                for parent in sources.chain(expanded.map(|rows| &rows[layer - 2])) {
-                    let n = bits.len();
-                    let le = parent.to_bits_le(cs.namespace(|| format!("parent_{n}_bits")))?;
-                    bits.push(reverse_bits_in_bytes(le));
-                }
-                labels.push(label(
-                    cs.namespace(|| "create_label"),
-                    gadgets,
-                    commitments.replica_id,
-                    layer as u32,
-                    &node_bits,
-                    &expand_parents(bits, layer),
-                )?);
+        Ok(parents)
+    }
+
+    /// One label per layer, from the replica id, the layer, the node and the parents'
+    /// labels of the layer below (the expansion parents' from the second layer on).
+    fn labels<CS: ConstraintSystem<Fr>>(
+        &self,
+        cs: &mut CS,
+        gadgets: GadgetSet,
+        commitments: &Commitments<'_>,
+        parents: &[Vec<AllocatedNum<Fr>>],
+        node_bits: &[Boolean],
+    ) -> Result<Vec<AllocatedNum<Fr>>, SynthesisError> {
+        let mut labels = Vec::with_capacity(self.labels.rows.len());
+        for layer in 1..=self.labels.rows.len() {
+            let mut cs = cs.namespace(|| format!("labeling_{layer}"));
+            let mut bits = Vec::with_capacity(DRG_PARENTS + EXP_PARENTS);
+            let sources = parents
+                .iter()
+                .take(DRG_PARENTS)
+                .map(|rows| &rows[layer - 1]);
+            let expanded = parents[DRG_PARENTS..].iter().filter(|_| layer > 1);
+            for parent in sources.chain(expanded.map(|rows| &rows[layer - 2])) {
+                let n = bits.len();
+                let le = parent.to_bits_le(cs.namespace(|| format!("parent_{n}_bits")))?;
+                bits.push(reverse_bits_in_bytes(le));
             }
-            labels
-        } else {
-            allocate_column(cs.namespace(|| "labels"), &self.labels.rows)?
-        };
+            labels.push(label(
+                cs.namespace(|| "create_label"),
+                gadgets,
+                commitments.replica_id,
+                layer as u32,
+                node_bits,
+                &expand_parents(bits, layer),
+            )?);
+        }
+        Ok(labels)
+    }
+
+    /// The node encoded (its last label plus the data leaf) and proven in tree_r_last, and
+    /// the challenge's column of labels hashed and proven in tree_c.
+    fn encoding<CS: ConstraintSystem<Fr>>(
+        &self,
+        cs: &mut CS,
+        gadgets: GadgetSet,
+        commitments: &Commitments<'_>,
+        data_leaf: &AllocatedNum<Fr>,
+        labels: Vec<AllocatedNum<Fr>>,
+    ) -> Result<(), SynthesisError> {
         let key = labels.last().ok_or(SynthesisError::Unsatisfiable)?;
         let encoded = AllocatedNum::alloc(cs.namespace(|| "encode_node"), || {
             Ok(self.labels.rows[self.labels.rows.len() - 1] + self.data_leaf)
@@ -585,116 +405,11 @@ impl Circuit<Fr> for Partition {
     }
 }
 
-/// The value of `gadget` run on allocated `inputs`, computed in a witness generator (the
-/// native paths), so a sampled witness follows the circuit's own hashing exactly.
-pub(crate) fn value_of(
-    inputs: &[Fr],
-    gadget: impl FnOnce(
-        &mut Witness<Fr>,
-        Vec<AllocatedNum<Fr>>,
-    ) -> Result<AllocatedNum<Fr>, SynthesisError>,
-) -> Fr {
-    let mut cs = Witness::<Fr>::default();
-    let allocated = inputs
-        .iter()
-        .map(|value| AllocatedNum::alloc(&mut cs, || Ok(*value)))
-        .collect::<Result<Vec<_>, _>>()
-        .expect("values are known");
-    gadget(&mut cs, allocated)
-        .expect("the sampled witness satisfies the gadget")
-        .get_value()
-        .expect("a witness generator computes values")
-}
-
-/// A sparse tree over `leaves` (position, value; every other leaf zero) with these level
-/// arities: its root and each leaf's path, in the order given.
-pub(crate) fn sparse_tree(
-    arities: &[usize],
-    leaves: &[(u64, Fr)],
-    hash: &dyn Fn(&[Fr]) -> Fr,
-) -> (Fr, Vec<TreePath>) {
-    let mut nodes: BTreeMap<u64, Fr> = leaves.iter().copied().collect();
-    assert_eq!(nodes.len(), leaves.len(), "leaf positions are distinct");
-    let mut positions: Vec<u64> = leaves.iter().map(|(position, _)| *position).collect();
-    let mut paths = vec![TreePath { levels: Vec::new() }; leaves.len()];
-    let mut empty = Fr::ZERO;
-    for &arity in arities {
-        let arity64 = arity as u64;
-        for (path, position) in paths.iter_mut().zip(&mut positions) {
-            let group = *position / arity64;
-            let siblings = (0..arity64)
-                .filter(|&k| group * arity64 + k != *position)
-                .map(|k| nodes.get(&(group * arity64 + k)).copied().unwrap_or(empty))
-                .collect();
-            path.levels.push(((*position % arity64) as usize, siblings));
-            *position = group;
-        }
-        let groups: Vec<u64> = nodes.keys().map(|position| position / arity64).collect();
-        let mut parents = BTreeMap::new();
-        for group in groups {
-            parents.entry(group).or_insert_with(|| {
-                let children: Vec<Fr> = (0..arity64)
-                    .map(|k| nodes.get(&(group * arity64 + k)).copied().unwrap_or(empty))
-                    .collect();
-                hash(&children)
-            });
-        }
-        nodes = parents;
-        empty = hash(&vec![empty; arity]);
-    }
-    let root = nodes.into_values().next().unwrap_or(empty);
-    (root, paths)
-}
-
-/// Deterministic draws for a sampled witness.
-pub(crate) struct Draws {
-    next: u64,
-    /// Node positions handed out, so leaves of a tree never share one.
-    taken: std::collections::HashSet<u64>,
-}
-
-impl Draws {
-    /// Draws derived from `seed`.
-    pub(crate) fn new(seed: u64) -> Self {
-        Draws {
-            next: seed.wrapping_mul(1_000_003),
-            taken: Default::default(),
-        }
-    }
-
-    fn bytes(&mut self, len: usize) -> Vec<u8> {
-        self.next += 1;
-        pattern(self.next, len)
-    }
-
-    /// A field element below 2^254.
-    pub(crate) fn element(&mut self) -> Fr {
-        let mut bytes: [u8; 32] = self.bytes(32).try_into().expect("32 bytes");
-        bytes[31] &= 0x3f;
-        Option::from(Fr::from_repr(bytes)).expect("below the modulus")
-    }
-
-    /// Lets positions be handed out again (the next leaves are of another tree).
-    pub(crate) fn forget_positions(&mut self) {
-        self.taken.clear();
-    }
-
-    /// A node position below `nodes` not handed out before.
-    pub(crate) fn position(&mut self, nodes: u64) -> u64 {
-        loop {
-            let bytes: [u8; 8] = self.bytes(8).try_into().expect("8 bytes");
-            let candidate = u64::from_le_bytes(bytes) % nodes;
-            if self.taken.insert(candidate) {
-                return candidate;
-            }
-        }
-    }
-
-    fn column(&mut self, layers: usize) -> Column {
-        Column {
-            rows: (0..layers).map(|_| self.element()).collect(),
-            path: TreePath { levels: Vec::new() },
-        }
+/// A column of random labels, its path to be filled in.
+fn column(draws: &mut Draws, layers: usize) -> Column {
+    Column {
+        rows: (0..layers).map(|_| draws.element()).collect(),
+        path: TreePath { levels: Vec::new() },
     }
 }
 
@@ -726,10 +441,10 @@ impl Partition {
         for _ in 0..challenges {
             let node = draws.position(shape.nodes());
             let drg: Vec<Column> = (0..DRG_PARENTS)
-                .map(|_| draws.column(shape.layers))
+                .map(|_| column(&mut draws, shape.layers))
                 .collect();
             let exp: Vec<Column> = (0..EXP_PARENTS)
-                .map(|_| draws.column(shape.layers))
+                .map(|_| column(&mut draws, shape.layers))
                 .collect();
             let parent_nodes: Vec<u64> = (0..DRG_PARENTS + EXP_PARENTS)
                 .map(|_| draws.position(shape.nodes()))

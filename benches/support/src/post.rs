@@ -17,9 +17,9 @@ use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar as Fr;
 
 use crate::circuits::GadgetSet;
-use crate::porep::{
-    equal, inclusion, poseidon_node, sparse_tree, value_of, Draws, SectorShape, Tree, TreePath,
-};
+use crate::porep::SectorShape;
+use crate::sampling::{sparse_tree, value_of, Draws};
+use crate::trees::{equal, inclusion, poseidon_node, Tree, TreePath};
 
 /// Challenges per sector of a WindowPoSt (filecoin-proofs' `WINDOW_POST_CHALLENGE_COUNT`).
 pub const WINDOW_POST_CHALLENGES: usize = 10;
