@@ -12,12 +12,13 @@ use bellpepper_core::{
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
-use crate::error::{Error, Side, Unallocated, VariableKind};
+use crate::error::Unallocated;
 use crate::eval::{evaluate, mark, Constants, EvalKernel, OutOfRange};
 use crate::pool::LcPool;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::shape::Shape;
 use crate::vectors::{reserve_density, room_for_one, ProverVectors, MIN_GROWTH};
+use crate::{Error, Side, VariableKind};
 
 /// How a [`ProvingAssignment`] synthesizes: [`SynthesisOptions::default`] is the fastest
 /// measured; [`SynthesisOptions::with_shape`] pre-sizes for a known circuit (the bench's

@@ -6,7 +6,7 @@
 use std::fs::{File, OpenOptions};
 use std::path::Path;
 
-use crate::error::{Error, FileProblem};
+use crate::{Error, FileProblem};
 
 /// Opens `path` for reading: the file and its length, or an error naming it when it cannot
 /// be opened or is not a regular file.

@@ -6,8 +6,8 @@
 use bitvec::vec::BitVec;
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 
-use crate::error::Error;
 use crate::shape::Shape;
+use crate::Error;
 
 /// The vectors a Groth16 prover takes from synthesis.
 ///

@@ -13,10 +13,10 @@ use ff::PrimeField;
 use pairing::MultiMillerLoop;
 
 use super::upstream::groth16::VerifyingKey;
-use crate::error::{Error, FileProblem};
 use crate::groth16::files::file_name;
 use crate::groth16::key::key_of;
 use crate::precompiled::Recording;
+use crate::{Error, FileProblem};
 
 /// Records `circuit`'s structure (its blank form will do: no witness is computed) and saves
 /// it in the recording cache `dir` under the verifying key `vk`, where a drop-in proving

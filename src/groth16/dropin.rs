@@ -9,13 +9,13 @@ use rand_core::RngCore;
 use super::prover::{BatchProver, ProvingEngine};
 use super::upstream::groth16::{ParameterSource, Proof, VerifyingKey};
 use super::upstream::SynthesisError;
-use crate::error::Error;
 use crate::groth16::key::key_of;
 use crate::groth16::pipeline::{prove_batch, MemberProver};
 use crate::groth16::report;
 use crate::groth16::settings::{in_flight, retains_buffers};
 use crate::prover::{random_rs, Proven};
 use crate::vectors::ProverVectors;
+use crate::Error;
 
 impl<E, P> MemberProver<E::Fr> for BatchProver<E, P>
 where

@@ -15,7 +15,6 @@ use rand_core::RngCore;
 use super::prover::{ProvingEngine, SrsProver, SuprasealParams};
 use super::upstream::groth16::Proof;
 use super::upstream::SynthesisError;
-use crate::error::Error;
 use crate::groth16::key::key_of;
 use crate::groth16::pipeline::{prove_batch, MemberProver};
 use crate::groth16::report;
@@ -23,6 +22,7 @@ use crate::groth16::settings::{in_flight, retains_buffers};
 use crate::prover::{random_rs, Proven};
 use crate::vectors::ProverVectors;
 use crate::warn_once::warn_once;
+use crate::Error;
 
 impl<E: ProvingEngine> MemberProver<E::Fr> for SrsProver<'_, E> {
     type Proof = Proof<E>;

@@ -10,13 +10,7 @@
 //!   verifies against the parameters' verifying key, later batches (other partitions,
 //!   later sectors of the same size, other processes through the persistent cache)
 //!   synthesize by witness generation and evaluation. Recordings are keyed by a digest of
-//!   the verifying key (parameters exist for exactly one structure). A recording on
-//!   probation (new, or loaded from the cache directory) serves only the batch that checks
-//!   it; other batches of its structure wait for the verdict (a rayon worker synthesizes
-//!   directly instead). One whose proof does not verify is dropped with its file; one whose
-//!   batch fails first is dropped unjudged, its file left for the next batch to check.
-//!   Cache files are listed and read on a thread of their own, without holding up batches
-//!   of other structures; one that makes no progress for 30 s is treated as absent.
+//!   the verifying key (parameters exist for exactly one structure).
 //! - **Bounded memory.** At most [`in_flight`] members of a batch hold synthesized vectors
 //!   at once (default 2: the next member is synthesized while one is proven), where
 //!   bellperson synthesizes every member before its first FFT.
@@ -24,10 +18,35 @@
 //! What they promise: every proof they return verifies against the parameters whenever
 //! bellperson's proof of the same circuit would, and is byte-identical to it when the
 //! circuit is the parameters' one. Proofs made from a recording's vectors are verified
-//! before they are returned; one that does not verify fails its batch with
-//! [`crate::Error::RecordingRejected`] and drops the recording, never returns. Members
-//! synthesized directly are bellperson's vectors exactly and are not verified, as
-//! bellperson does not verify its own.
+//! before they are returned, and one that does not verify is never returned: its
+//! recording is dropped, and its batch fails with [`crate::Error::RecordingRejected`]
+//! unless the members can be redone (below). Members synthesized directly are bellperson's
+//! vectors exactly and are not verified, as bellperson does not verify its own.
+//!
+//! The life of a structure's recording in a process:
+//!
+//! ```text
+//!            a batch records it, or opens its cache file
+//!   absent ─────────────────────────────────────────────> on probation
+//!     ^  ^                                                │   │   │
+//!     │  │  its proof fails (file removed), or its batch  │   │   │ cannot be recorded
+//!     │  └────────── fails before a verdict ──────────────┘   │   v
+//!     │                                                       │  unrecordable (direct,
+//!     │                              a proof made with it     │  pre-sized)
+//!     │                              verifies                 v
+//!     └───────── a later proof made with it fails ─────── trusted (every batch evaluates it)
+//! ```
+//!
+//! On probation, the recording serves only the batch holding it; other batches of the
+//! structure wait for the verdict (a rayon worker synthesizes directly instead). A batch
+//! that made its recording proves its first member before evaluating the others. A batch
+//! that opened a cache file evaluates every member from it at once; if the first proof is
+//! rejected, the members made from the file are redone from a recording of another member
+//! of the batch (a batch of one has none, and fails). Cache files are listed and read
+//! without holding up batches of other structures; one that makes no progress for 30 s is
+//! treated as absent. In the code, `store::Slot` is this state per structure (absent: no
+//! entry), `store::Start` how a batch begins from it, `store::Probation` the holding
+//! batch's claim, and the pipeline's `Plan`, `Made` and `Verdict` follow a batch's members.
 //!
 //! A dedicated proving process can keep each batch's spent storage for the next with
 //! [`set_retain_buffers`] or `SYNTHPOOL_RETAIN_BUFFERS=1` (off by default: it stays
@@ -66,7 +85,7 @@ pub fn set_retain_buffers(retain: bool) {
 
 /// Logs the whole error (a `SynthesisError` keeps only its message), then converts it for
 /// bellperson's signatures.
-fn report(error: crate::error::Error) -> bellpepper_core::SynthesisError {
+fn report(error: crate::Error) -> bellpepper_core::SynthesisError {
     log::error!("synthpool: {}", error.chain());
     error.into_synthesis_error()
 }

@@ -30,7 +30,7 @@ use super::matrix::Matrix;
 use super::row_sets::{RankedRows, RowSet};
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
-use crate::error::Error;
+use crate::Error;
 
 /// The rows of a recording that state a value, and the folded check.
 pub(crate) struct Claims<Scalar> {

@@ -7,7 +7,7 @@ use ff::PrimeField;
 
 use super::witness::Witness;
 use crate::assignment::ProvingAssignment;
-use crate::error::Error;
+use crate::Error;
 
 /// What else happens to every allocation and constraint a recorder sees: nothing
 /// ([`StructureOnly`]), witness generation ([`Witness`]), or direct synthesis

@@ -12,8 +12,8 @@ use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use super::matrix::Matrix;
 use super::sections::{SectionReader, SectionWriter, Source};
 use super::words::Words;
-use crate::error::Error;
 use crate::vectors::empty_density;
+use crate::Error;
 
 /// One density bitmap: `bits` bits in `usize` words, least significant first.
 pub(crate) struct Density {

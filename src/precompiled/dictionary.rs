@@ -6,7 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use ff::PrimeField;
 
-use crate::error::Limit;
+use crate::Limit;
 
 /// A hasher for coefficient bytes: they are field elements, not attacker-chosen keys, so a
 /// multiply-rotate hash is enough and several times cheaper than SipHash.

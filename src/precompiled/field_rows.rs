@@ -21,7 +21,7 @@ use std::io;
 use super::matrix::Matrix;
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
-use crate::error::Error;
+use crate::Error;
 
 /// The stretches of field rows of a recording: half-open ranges of rows, sorted and
 /// disjoint.

@@ -48,8 +48,8 @@ use super::layout::MatrixLayout;
 use super::matrix::{check_counts, validate_dictionary, Matrix};
 use super::sections::{padding, Copied, SectionReader, SectionWriter, Sections, Source, ALIGN};
 use super::Recording;
-use crate::error::{Error, FileProblem};
 use crate::vectors::reserve;
+use crate::{Error, FileProblem};
 
 const MAGIC: &[u8; 8] = b"SYNTHPCE";
 /// The format version this build writes and reads.

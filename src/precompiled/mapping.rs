@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use super::bus_guard::{self, Guarded};
 use super::plain::Plain;
-use crate::error::{Error, FileProblem};
+use crate::{Error, FileProblem};
 
 /// What identifies a file's contents as they were when it was mapped: not its change time,
 /// which unlinking it or renaming another file over its name moves while its contents stay.

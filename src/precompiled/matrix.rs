@@ -21,7 +21,7 @@
 use ff::PrimeField;
 
 use super::words::Words;
-use crate::error::Side;
+use crate::Side;
 
 /// Set in a column for an input variable while recording; clear for an aux variable.
 pub(crate) const INPUT_FLAG: u32 = 1 << 31;

@@ -93,10 +93,10 @@ use self::kinds::ValueKinds;
 use self::layout::MatrixLayout;
 use self::matrix::validate;
 use crate::assignment::ProvingAssignment;
-use crate::error::{Error, FileProblem};
 use crate::protocol::lay_out_for_proving;
 use crate::shape::Shape;
 use crate::vectors::{reserve, ProverVectors};
+use crate::{Error, FileProblem};
 
 /// A circuit's recorded constraint matrices, ready to evaluate witnesses against.
 pub struct Recording<Scalar: PrimeField> {

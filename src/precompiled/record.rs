@@ -7,11 +7,12 @@ use ff::PrimeField;
 use super::companion::{Companion, StructureOnly};
 use super::dictionary::Dictionary;
 use super::matrix::{column, to_positions, Matrix, MatrixBuilder, INPUT_FLAG};
-use crate::error::{Error, Limit, Side, Unallocated, VariableKind};
+use crate::error::Unallocated;
 use crate::eval::is_dropped;
 use crate::pool::LcPool;
 use crate::protocol::{root_without_names, CountsInputs};
 use crate::shape::Shape;
+use crate::{Error, Limit, Side, VariableKind};
 
 /// Why a recording failed; kept until the recording is finished, since `enforce` and
 /// `extend` cannot return errors.

@@ -5,7 +5,7 @@ use std::io;
 
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
-use crate::error::Error;
+use crate::Error;
 
 /// A set of rows, one bit each.
 #[derive(Default)]

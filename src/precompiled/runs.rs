@@ -21,7 +21,7 @@ use super::matrix::Matrix;
 use super::plain::Plain;
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
-use crate::error::Error;
+use crate::Error;
 
 /// Shorter runs are summed term by term: packing pays from about a word's byte.
 const MIN_RUN: usize = 8;

@@ -16,9 +16,9 @@
 
 use ff::Field;
 
-use crate::error::Error;
 use crate::shape::Shape;
 use crate::vectors::ProverVectors;
+use crate::Error;
 
 #[cfg(feature = "bellperson-0.26")]
 pub mod v0_26;

@@ -8,11 +8,11 @@ use ff::PrimeField;
 
 use super::batch::{lock, Batch, Verdict};
 use super::{Made, Member, MemberProver, Produced};
-use crate::error::Error;
 use crate::groth16::store::Saving;
 use crate::precompiled::{Recording, Witness};
 use crate::prover::Proven;
 use crate::vectors::ProverVectors;
+use crate::Error;
 
 /// The proving side of a batch.
 pub(super) struct Consumer<'b, 'a, Scalar: PrimeField, P, F> {

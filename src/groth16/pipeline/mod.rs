@@ -39,10 +39,10 @@ use self::consume::Consumer;
 use self::produce::{produce, Plan};
 use super::key::KeyFor;
 use super::store::store;
-use crate::error::Error;
 use crate::precompiled::Recording;
 use crate::prover::Proven;
 use crate::vectors::ProverVectors;
+use crate::Error;
 
 /// What the pipeline needs of one bellperson release's prover, made for the first member.
 pub(crate) trait MemberProver<Scalar> {

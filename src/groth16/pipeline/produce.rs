@@ -11,12 +11,13 @@ use ff::PrimeField;
 use super::batch::{lock, Batch, Beginning, NoMoreMembers, Replacement, Verdict};
 use super::{Made, Member, Produced};
 use crate::assignment::SynthesisOptions;
-use crate::error::{panic_message, Error};
+use crate::error::panic_message;
 use crate::groth16::store::{Start, Store};
 use crate::precompiled::{Recording, Witness};
 use crate::shape::Shape;
 use crate::synthesize::synthesize_with;
 use crate::vectors::ProverVectors;
+use crate::Error;
 
 /// How the producer synthesizes the next member.
 pub(super) enum Plan<Scalar: PrimeField> {
