@@ -10,38 +10,10 @@ use super::prover::{BatchProver, ProvingEngine};
 use super::upstream::groth16::{ParameterSource, Proof, VerifyingKey};
 use super::upstream::SynthesisError;
 use crate::groth16::key::key_of;
-use crate::groth16::pipeline::{prove_batch, MemberProver};
+use crate::groth16::pipeline::prove_batch;
 use crate::groth16::report;
 use crate::groth16::settings::{in_flight, retains_buffers};
-use crate::prover::{random_rs, Proven};
-use crate::vectors::ProverVectors;
-use crate::Error;
-
-impl<E, P> MemberProver<E::Fr> for BatchProver<E, P>
-where
-    E: ProvingEngine,
-    P: ParameterSource<E>,
-{
-    type Proof = Proof<E>;
-
-    fn prove(
-        &mut self,
-        vectors: ProverVectors<E::Fr>,
-        r: E::Fr,
-        s: E::Fr,
-        keep: bool,
-    ) -> Result<Proven<Proof<E>, E::Fr>, Error> {
-        BatchProver::prove(self, vectors, r, s, keep)
-    }
-
-    fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
-        BatchProver::verifies(self, proof, public)
-    }
-
-    fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
-        BatchProver::fits(self, vectors)
-    }
-}
+use crate::prover::random_rs;
 
 fn prove_cached<E, C, P>(
     circuits: Vec<C>,

@@ -16,35 +16,11 @@ use super::prover::{ProvingEngine, SrsProver, SuprasealParams};
 use super::upstream::groth16::Proof;
 use super::upstream::SynthesisError;
 use crate::groth16::key::key_of;
-use crate::groth16::pipeline::{prove_batch, MemberProver};
+use crate::groth16::pipeline::prove_batch;
 use crate::groth16::report;
 use crate::groth16::settings::{in_flight, retains_buffers};
-use crate::prover::{random_rs, Proven};
-use crate::vectors::ProverVectors;
+use crate::prover::random_rs;
 use crate::warn_once::warn_once;
-use crate::Error;
-
-impl<E: ProvingEngine> MemberProver<E::Fr> for SrsProver<'_, E> {
-    type Proof = Proof<E>;
-
-    fn prove(
-        &mut self,
-        vectors: ProverVectors<E::Fr>,
-        r: E::Fr,
-        s: E::Fr,
-        keep: bool,
-    ) -> Result<Proven<Proof<E>, E::Fr>, Error> {
-        SrsProver::prove(self, vectors, r, s, keep)
-    }
-
-    fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
-        SrsProver::verifies(self, proof, public)
-    }
-
-    fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
-        SrsProver::fits(self, vectors)
-    }
-}
 
 fn prove_cached<E, C, S>(
     circuits: Vec<C>,

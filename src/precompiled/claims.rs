@@ -64,11 +64,19 @@ impl<Scalar> Default for Claims<Scalar> {
 #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
 type Lanes = Option<super::lanes_x86_64::Lanes>;
 #[cfg(not(all(target_arch = "x86_64", feature = "neptune-11")))]
-type Lanes = ();
+#[derive(Clone, Copy)]
+struct Lanes;
 
+/// The lanes for `Scalar` (only blstrs' field has them, where the CPU does).
+#[cfg_attr(
+    not(all(target_arch = "x86_64", feature = "neptune-11")),
+    allow(clippy::extra_unused_type_parameters)
+)]
 fn lanes<Scalar: PrimeField>() -> Lanes {
     #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
     return super::lanes_x86_64::Lanes::for_field::<Scalar>();
+    #[cfg(not(all(target_arch = "x86_64", feature = "neptune-11")))]
+    Lanes
 }
 
 /// `weight · coefficient(k)` for `k < n` (at most eight) into `out`: eight at a time on
@@ -86,7 +94,7 @@ fn scale<'c, Scalar: PrimeField>(
         return lanes.scale(weight, n, coefficient, out);
     }
     #[cfg(not(all(target_arch = "x86_64", feature = "neptune-11")))]
-    let () = lanes;
+    let Lanes = lanes;
     for (k, out) in out.iter_mut().enumerate().take(n) {
         *out = *weight * coefficient(k);
     }

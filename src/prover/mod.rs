@@ -20,10 +20,13 @@ use crate::shape::Shape;
 use crate::vectors::ProverVectors;
 use crate::Error;
 
+mod member;
 #[cfg(feature = "bellperson-0.26")]
 pub mod v0_26;
 #[cfg(feature = "bellperson-0.27")]
 pub mod v0_27;
+
+pub(crate) use member::MemberProver;
 
 /// A member's proof, and its storage (its values spent) when it was asked to keep it.
 pub(crate) type Proven<Proof, Scalar> = (Proof, Option<ProverVectors<Scalar>>);

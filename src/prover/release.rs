@@ -21,7 +21,7 @@ use super::upstream::groth16::{
 };
 use super::upstream::multiexp::multiexp;
 use super::upstream::SynthesisError;
-use crate::prover::{check_query, Layout, Proven};
+use crate::prover::{check_query, Layout, MemberProver, Proven};
 use crate::vectors::ProverVectors;
 use crate::Error;
 
@@ -223,17 +223,22 @@ where
             g2: multiexp_kernel(priority),
         })
     }
+}
 
-    /// Whether `vectors` are laid out as the first member's, which these parameters fit.
-    #[cfg_attr(feature = "cuda-supraseal", allow(dead_code))]
-    pub(crate) fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
+impl<E, P> MemberProver<E::Fr> for BatchProver<E, P>
+where
+    E: ProvingEngine,
+    P: ParameterSource<E>,
+{
+    type Proof = Proof<E>;
+
+    fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
         self.layout.check(vectors)
     }
 
-    /// The proof of one member with randomness `r`, `s`, and, when `keep`, the member's
-    /// storage (its values spent) for the next synthesis. A member laid out otherwise than
-    /// the first is an error.
-    pub(crate) fn prove(
+    /// Proves through bellperson's FFT and multiexp kernels; kept storage has a, b and c
+    /// spent (the FFTs ran in them), its input and aux values intact.
+    fn prove(
         &mut self,
         assignment: ProverVectors<E::Fr>,
         r: E::Fr,
@@ -279,10 +284,7 @@ where
         Ok((proof, kept))
     }
 
-    /// Whether `proof` verifies against the parameters' verifying key for these public
-    /// inputs (the constant one excluded).
-    #[cfg_attr(feature = "cuda-supraseal", allow(dead_code))]
-    pub(crate) fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
+    fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
         verifies(&self.vk, &mut self.prepared, proof, public)
     }
 }

@@ -28,7 +28,7 @@ use super::parameters_file::ParametersFile;
 use super::release::{check_verifying_key, verifies};
 use super::upstream::groth16::{ParameterSource, PreparedVerifyingKey, Proof, SuprasealParameters};
 use crate::error::panic_message;
-use crate::prover::{check_batch, check_query, Layout, Proven};
+use crate::prover::{check_batch, check_query, Layout, MemberProver, Proven};
 use crate::vectors::ProverVectors;
 use crate::warn_once::warn_once;
 use crate::Error;
@@ -202,15 +202,18 @@ impl<'s, E: MultiMillerLoop> SrsProver<'s, E> {
             prepared: None,
         })
     }
+}
 
-    /// Whether `vectors` are laid out as the first member's, which the parameters fit.
-    pub(crate) fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
+impl<E: MultiMillerLoop> MemberProver<E::Fr> for SrsProver<'_, E> {
+    type Proof = Proof<E>;
+
+    fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
         self.layout.check(vectors)
     }
 
-    /// The proof of one member with randomness `r`, `s`, and, when `keep`, its vectors
-    /// back (supraseal only reads them) for the next synthesis.
-    pub(crate) fn prove(
+    /// Proves on supraseal, one member per call; kept storage is the vectors themselves,
+    /// untouched (supraseal only reads them).
+    fn prove(
         &mut self,
         vectors: ProverVectors<E::Fr>,
         r: E::Fr,
@@ -233,9 +236,8 @@ impl<'s, E: MultiMillerLoop> SrsProver<'s, E> {
         Ok((proof, keep.then_some(vectors)))
     }
 
-    /// Whether `proof` verifies against the file's verifying key for these public inputs;
-    /// false when the key is not known.
-    pub(crate) fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
+    /// Verifies against the key in the parameters' file; false without the file.
+    fn verifies(&mut self, proof: &Proof<E>, public: &[E::Fr]) -> bool {
         match self.file {
             Some(file) => verifies(file.verifying_key(), &mut self.prepared, proof, public),
             None => false,

@@ -40,27 +40,9 @@ use self::produce::{produce, Plan};
 use super::key::KeyFor;
 use super::store::store;
 use crate::precompiled::Recording;
-use crate::prover::Proven;
+use crate::prover::MemberProver;
 use crate::vectors::ProverVectors;
 use crate::Error;
-
-/// What the pipeline needs of one bellperson release's prover, made for the first member.
-pub(crate) trait MemberProver<Scalar> {
-    /// The release's proof.
-    type Proof;
-    /// One member's proof, and its storage when `keep` (its input and aux values intact).
-    fn prove(
-        &mut self,
-        vectors: ProverVectors<Scalar>,
-        r: Scalar,
-        s: Scalar,
-        keep: bool,
-    ) -> Result<Proven<Self::Proof, Scalar>, Error>;
-    /// Whether `proof` verifies for these public inputs.
-    fn verifies(&mut self, proof: &Self::Proof, public: &[Scalar]) -> bool;
-    /// Whether `vectors` are laid out as the member the prover was made for.
-    fn fits(&self, vectors: &ProverVectors<Scalar>) -> Result<(), Error>;
-}
 
 /// How a member's vectors were made, which says what its proof's verification decides.
 #[derive(Clone)]
