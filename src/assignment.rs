@@ -12,6 +12,7 @@ use bellpepper_core::{
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
+use crate::branches::BranchPoint;
 use crate::error::Unallocated;
 use crate::eval::{evaluate, mark, Constants, EvalKernel, OutOfRange};
 use crate::pool::LcPool;
@@ -67,6 +68,10 @@ pub struct ProvingAssignment<Scalar: PrimeField> {
     fault: Option<Unallocated>,
     /// Memory a vector could not grow by: synthesis stops with this error.
     out_of_memory: Option<(&'static str, u64)>,
+    /// Where this assignment was branched from its system, if it is a branch.
+    branched_at: Option<BranchPoint>,
+    /// A branch taken where this assignment never stood, handed to `extend`: refused.
+    misplaced: Option<BranchPoint>,
 }
 
 /// A summary: the vectors are gigabytes on a real circuit.
@@ -92,6 +97,8 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             constants: Constants::default(),
             fault: None,
             out_of_memory: None,
+            branched_at: None,
+            misplaced: None,
         };
         if let Some(shape) = options.shape {
             assignment.vectors.try_reserve(shape)?;
@@ -137,14 +144,21 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         if let Some(error) = self.memory_error() {
             return Err(error);
         }
-        match self.fault {
+        match self.fault() {
             None => Ok(self.vectors),
-            Some(fault) => Err(fault.into()),
+            Some(error) => Err(error),
         }
     }
 
-    /// The first constraint that named a variable that does not exist, if one did.
+    /// The first constraint that named a variable that does not exist, if one did (or the
+    /// branch that was extended where it was not taken).
     pub fn fault(&self) -> Option<Error> {
+        if let Some(at) = self.misplaced {
+            return Some(Error::MisplacedBranch {
+                inputs: at.inputs,
+                aux: at.aux,
+            });
+        }
         self.fault.map(Error::from)
     }
 
@@ -372,6 +386,8 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
             constants: Constants::default(),
             fault: None,
             out_of_memory: None,
+            branched_at: None,
+            misplaced: None,
         }
     }
 
@@ -450,21 +466,49 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         true
     }
 
+    /// A branch holding this assignment's values and densities so far (a copy: the shared
+    /// variables of a partition are few), with a pool and kernel of its own; `None` when the
+    /// copy's memory cannot be had, and the circuit synthesizes here.
+    fn branch(&self) -> Option<Self> {
+        let shape = self.shape();
+        let at = BranchPoint {
+            inputs: shape.inputs,
+            aux: shape.aux,
+        };
+        Some(ProvingAssignment {
+            vectors: self.vectors.branch_from(at).ok()?,
+            lcs: self.lcs.as_ref().map(LcPool::like),
+            kernel: self.kernel,
+            constants: Constants::default(),
+            fault: None,
+            out_of_memory: None,
+            branched_at: Some(at),
+            misplaced: None,
+        })
+    }
+
+    /// Appends a branch of this assignment, or a sub-circuit synthesized from `new()` (whose
+    /// input 0 is the constant one, this system's).
     fn extend(&mut self, other: &Self) {
-        if self.fault.is_none() {
-            self.fault = other.fault.map(|fault| fault.shifted(self.shape()));
+        let at = other
+            .branched_at
+            .unwrap_or(BranchPoint { inputs: 1, aux: 0 });
+        let shape = self.shape();
+        if !at.within(shape.inputs, shape.aux) {
+            self.misplaced.get_or_insert(at);
+            return;
         }
-        let (mine, theirs) = (&mut self.vectors, &other.vectors);
-        mine.a_aux_density.extend(&theirs.a_aux_density, false);
-        mine.b_input_density.extend(&theirs.b_input_density, true);
-        mine.b_aux_density.extend(&theirs.b_aux_density, false);
-        mine.a.extend_from_slice(&theirs.a);
-        mine.b.extend_from_slice(&theirs.b);
-        mine.c.extend_from_slice(&theirs.c);
-        // `other` began with its own constant-one input, which is this system's input 0.
-        mine.input_assignment
-            .extend_from_slice(theirs.input_assignment.get(1..).unwrap_or_default());
-        mine.aux_assignment
-            .extend_from_slice(&theirs.aux_assignment);
+        if self.fault.is_none() {
+            self.fault = other.fault.map(|fault| fault.shifted(shape, at));
+        }
+        if self.misplaced.is_none() {
+            self.misplaced = other.misplaced;
+        }
+        if self.out_of_memory.is_none() {
+            self.out_of_memory = other.out_of_memory;
+        }
+        if let Err(error) = self.vectors.append_branch(&other.vectors, at) {
+            self.ran_out(error);
+        }
     }
 }

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use bellpepper_core::SynthesisError;
 
+use crate::branches::BranchPoint;
 use crate::shape::Shape;
 
 /// One side of a constraint `A * B = C`.
@@ -197,11 +198,11 @@ pub(crate) struct Unallocated {
 impl Unallocated {
     /// This fault of a sub-circuit, renumbered to its place in a system of `shape` that it
     /// extends.
-    pub(crate) fn shifted(self, shape: Shape) -> Unallocated {
-        // A sub-circuit's input 0 is the constant one, which is the extended system's.
+    pub(crate) fn shifted(self, shape: Shape, from: BranchPoint) -> Unallocated {
+        // The sub-system's variables from `from` on are its own, and land at the end.
         let offset = match self.kind {
-            VariableKind::Input => shape.inputs.saturating_sub(1),
-            VariableKind::Aux => shape.aux,
+            VariableKind::Input => shape.inputs - from.inputs,
+            VariableKind::Aux => shape.aux - from.aux,
         };
         Unallocated {
             constraint: shape.constraints + self.constraint,
@@ -262,6 +263,19 @@ pub enum Error {
     /// input its input 0 stands for.
     #[error("a sub-circuit with inputs extends a system without the constant-one input")]
     ExtendWithoutOne,
+
+    /// A constraint system was extended with a branch (or sub-circuit) that continues from
+    /// more variables than the system has: it was taken from another system.
+    #[error(
+        "extended with a sub-system that continues from {inputs} inputs and {aux} aux \
+         variables, more than this system has"
+    )]
+    MisplacedBranch {
+        /// Inputs (the constant one included) the sub-system started from.
+        inputs: usize,
+        /// Aux variables the sub-system started from.
+        aux: usize,
+    },
     /// A witness (or assignment) of another structure than the recording it meets.
     #[error(
         "the witness has {found} {what}, the recorded circuit {recorded}: it is not the \
@@ -397,7 +411,11 @@ impl From<SynthesisError> for Error {
 }
 
 /// The text of a panic's payload.
-#[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
+#[cfg(any(
+    feature = "bellperson-0.26",
+    feature = "bellperson-0.27",
+    all(unix, target_pointer_width = "64", target_endian = "little")
+))]
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     panic
         .downcast_ref::<&str>()

@@ -27,6 +27,7 @@ compile_error!(
 );
 
 mod assignment;
+pub mod branches;
 mod error;
 mod eval;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]

@@ -112,6 +112,12 @@ impl<Scalar: PrimeField> LcPool<Scalar> {
         }
     }
 
+    /// An empty pool that keeps what this one keeps: a branch's own, since pools are never
+    /// shared between threads.
+    pub(crate) fn like(&self) -> Self {
+        LcPool::new(self.buffers.max_kept_capacity)
+    }
+
     /// An empty combination on recycled buffers.
     #[inline]
     pub(crate) fn fresh(&mut self) -> LinearCombination<Scalar> {

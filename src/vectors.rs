@@ -6,6 +6,7 @@
 use bitvec::vec::BitVec;
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 
+use crate::branches::BranchPoint;
 use crate::shape::Shape;
 use crate::Error;
 
@@ -148,4 +149,95 @@ pub(crate) fn empty_density(len: usize) -> Result<DensityTracker, Error> {
     density.bv = BitVec::from_vec(words);
     density.bv.truncate(len);
     Ok(density)
+}
+
+impl<Scalar: Clone> ProverVectors<Scalar> {
+    /// These vectors up to `at` and nothing after: the values and densities of the variables
+    /// a branch taken there starts from, no rows.
+    pub(crate) fn branch_from(&self, at: BranchPoint) -> Result<Self, Error> {
+        let mut branch = ProverVectors::default();
+        let values = [
+            (
+                &mut branch.input_assignment,
+                &self.input_assignment[..at.inputs],
+            ),
+            (&mut branch.aux_assignment, &self.aux_assignment[..at.aux]),
+        ];
+        for (mine, theirs) in values {
+            reserve(mine, theirs.len(), "branch values")?;
+            mine.extend_from_slice(theirs);
+        }
+        branch.b_input_density = density_prefix(&self.b_input_density, at.inputs)?;
+        branch.a_aux_density = density_prefix(&self.a_aux_density, at.aux)?;
+        branch.b_aux_density = density_prefix(&self.b_aux_density, at.aux)?;
+        Ok(branch)
+    }
+
+    /// Appends what `branch` added after `at`, where it was taken from these vectors (or what
+    /// they grew into): its rows, its own variables' values and densities, and the marks it
+    /// set on the variables it shares with these. Nothing changes when memory runs out.
+    pub(crate) fn append_branch(&mut self, branch: &Self, at: BranchPoint) -> Result<(), Error> {
+        let rows = branch.a.len();
+        for vector in [&mut self.a, &mut self.b, &mut self.c] {
+            reserve(vector, rows, "constraint values")?;
+        }
+        reserve(
+            &mut self.input_assignment,
+            branch.input_assignment.len() - at.inputs,
+            "input values",
+        )?;
+        reserve(
+            &mut self.aux_assignment,
+            branch.aux_assignment.len() - at.aux,
+            "aux values",
+        )?;
+        reserve_density(
+            &mut self.b_input_density,
+            branch.b_input_density.bv.len() - at.inputs,
+        )?;
+        reserve_density(
+            &mut self.a_aux_density,
+            branch.a_aux_density.bv.len() - at.aux,
+        )?;
+        reserve_density(
+            &mut self.b_aux_density,
+            branch.b_aux_density.bv.len() - at.aux,
+        )?;
+        self.a.extend_from_slice(&branch.a);
+        self.b.extend_from_slice(&branch.b);
+        self.c.extend_from_slice(&branch.c);
+        self.input_assignment
+            .extend_from_slice(&branch.input_assignment[at.inputs..]);
+        self.aux_assignment
+            .extend_from_slice(&branch.aux_assignment[at.aux..]);
+        merge_density(
+            &mut self.b_input_density,
+            &branch.b_input_density,
+            at.inputs,
+        );
+        merge_density(&mut self.a_aux_density, &branch.a_aux_density, at.aux);
+        merge_density(&mut self.b_aux_density, &branch.b_aux_density, at.aux);
+        Ok(())
+    }
+}
+
+/// The first `len` bits of `density`, with their count.
+fn density_prefix(density: &DensityTracker, len: usize) -> Result<DensityTracker, Error> {
+    let mut prefix = empty_density(0)?;
+    reserve_density(&mut prefix, len)?;
+    let bits = &density.bv[..len];
+    prefix.bv.extend_from_bitslice(bits);
+    prefix.total_density = bits.count_ones();
+    Ok(prefix)
+}
+
+/// Marks in `density` what a branch taken at `at` variables marked on them, and appends the
+/// bits of the branch's own variables (room for them reserved).
+fn merge_density(density: &mut DensityTracker, branch: &DensityTracker, at: usize) {
+    let (shared, own) = branch.bv.split_at(at);
+    for index in shared.iter_ones() {
+        density.inc(index);
+    }
+    density.total_density += own.count_ones();
+    density.bv.extend_from_bitslice(own);
 }

@@ -157,6 +157,20 @@ pub trait ConstraintSystem<Scalar: PrimeField>: Sized + Send {
         unimplemented!("ConstraintSystem::extend is only provided by extensible constraint systems")
     }
 
+    /// A new root system that continues from this one as it stands, for synthesizing
+    /// independent parts of a circuit on other threads. A branch holds every variable
+    /// allocated here so far under the same index and numbers its own after them; its
+    /// constraints start empty. Branches taken at one point, each given parts that read only
+    /// variables allocated before that point, and handed back in order to the root's
+    /// [`Self::extend`], lay out exactly what synthesizing those parts here one after another
+    /// lays out. A variable a branch allocates means nothing outside it.
+    ///
+    /// `None` (the default) where the system cannot branch: the caller synthesizes the parts
+    /// here, one after another.
+    fn branch(&self) -> Option<Self::Root> {
+        None
+    }
+
     /// Whether this system only computes a witness and keeps no constraints.
     fn is_witness_generator(&self) -> bool {
         false
@@ -289,6 +303,10 @@ impl<'cs, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Sca
         self.0.get_root()
     }
 
+    fn branch(&self) -> Option<Self::Root> {
+        self.0.branch()
+    }
+
     fn is_witness_generator(&self) -> bool {
         self.0.is_witness_generator()
     }
@@ -414,6 +432,10 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> 
 
     fn extend(&mut self, other: &Self) {
         (**self).extend(other)
+    }
+
+    fn branch(&self) -> Option<Self::Root> {
+        (**self).branch()
     }
 
     fn is_witness_generator(&self) -> bool {

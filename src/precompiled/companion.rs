@@ -33,6 +33,9 @@ pub(crate) trait Companion<Scalar: PrimeField>: Default + Send {
     );
     /// A sub-circuit's pass, appended.
     fn extend(&mut self, other: &Self);
+    /// A companion for a branch of the recorder, continuing from this one as it stands
+    /// (`None` when it cannot branch, and the recorder does not either).
+    fn branch(&self) -> Option<Self>;
     /// The memory this companion could not have, if it ran out (the circuit was told with
     /// an I/O error).
     fn memory_error(&self) -> Option<Error> {
@@ -69,6 +72,10 @@ impl<Scalar: PrimeField> Companion<Scalar> for StructureOnly {
     }
 
     fn extend(&mut self, _: &Self) {}
+
+    fn branch(&self) -> Option<Self> {
+        Some(StructureOnly)
+    }
 }
 
 /// A constraint system that keeps values (a witness generator, a prover's assignment), and
@@ -84,6 +91,8 @@ pub(crate) trait KeepsValues<Scalar: PrimeField>:
         b: &LinearCombination<Scalar>,
         c: &LinearCombination<Scalar>,
     );
+    /// A branch of this system ([`ConstraintSystem::branch`], which both give as themselves).
+    fn branch_values(&self) -> Option<Self>;
     /// The memory it could not have, if it ran out.
     fn memory_error(&self) -> Option<Error> {
         None
@@ -125,6 +134,10 @@ impl<Scalar: PrimeField, T: KeepsValues<Scalar>> Companion<Scalar> for Keeping<T
         ConstraintSystem::extend(&mut self.0, &other.0)
     }
 
+    fn branch(&self) -> Option<Self> {
+        self.0.branch_values().map(Keeping)
+    }
+
     fn memory_error(&self) -> Option<Error> {
         KeepsValues::memory_error(&self.0)
     }
@@ -141,6 +154,12 @@ impl<Scalar: PrimeField> KeepsValues<Scalar> for Witness<Scalar> {
     ) {
         self.constraints += 1;
     }
+
+    /// A witness does not branch: its native paths generate it at a few nanoseconds per
+    /// constraint, less than a branch costs in fresh memory and copying (docs/performance.md).
+    fn branch_values(&self) -> Option<Self> {
+        None
+    }
 }
 
 /// The assignment evaluates each constraint as direct synthesis does.
@@ -153,6 +172,10 @@ impl<Scalar: PrimeField> KeepsValues<Scalar> for ProvingAssignment<Scalar> {
         c: &LinearCombination<Scalar>,
     ) {
         self.evaluate_constraint(a, known_a, b, c);
+    }
+
+    fn branch_values(&self) -> Option<Self> {
+        ConstraintSystem::branch(self)
     }
 
     fn memory_error(&self) -> Option<Error> {

@@ -7,6 +7,7 @@ use ff::PrimeField;
 use super::companion::{Companion, StructureOnly};
 use super::dictionary::Dictionary;
 use super::matrix::{column, to_positions, Matrix, MatrixBuilder, INPUT_FLAG};
+use crate::branches::BranchPoint;
 use crate::error::Unallocated;
 use crate::eval::is_dropped;
 use crate::pool::LcPool;
@@ -21,6 +22,7 @@ enum Fault {
     Unallocated(Unallocated),
     Limit(Limit),
     ExtendWithoutOne,
+    MisplacedBranch(BranchPoint),
     OutOfMemory { what: &'static str, elements: u64 },
 }
 
@@ -30,6 +32,10 @@ impl From<Fault> for Error {
             Fault::Unallocated(fault) => fault.into(),
             Fault::Limit(limit) => Error::Limit(limit),
             Fault::ExtendWithoutOne => Error::ExtendWithoutOne,
+            Fault::MisplacedBranch(at) => Error::MisplacedBranch {
+                inputs: at.inputs,
+                aux: at.aux,
+            },
             Fault::OutOfMemory { what, elements } => Error::OutOfMemory { what, elements },
         }
     }
@@ -59,6 +65,8 @@ pub(super) struct Recorder<Scalar: PrimeField, V = StructureOnly> {
     lcs: LcPool<Scalar>,
     fault: Option<Fault>,
     companion: V,
+    /// Where this recorder was branched from its system, if it is a branch.
+    branched_at: Option<BranchPoint>,
 }
 
 /// What a finished recorder hands over: counts, matrices, dictionary.
@@ -209,6 +217,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
             lcs: LcPool::new(1024),
             fault: None,
             companion: V::default(),
+            branched_at: None,
         }
     }
 
@@ -296,14 +305,41 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         true
     }
 
-    /// Appends `other`'s rows with its variables renumbered to where `extend` puts them in
-    /// the assignment: its aux after ours, its inputs after ours except its input 0 (the
-    /// constant one), which is ours. Renumbering is done in 64 bits and checked against the
-    /// column limit, so no index ever wraps into another variable.
+    /// A branch: no rows, the counts so far (its own variables are numbered after them, as
+    /// here), a dictionary and pool of its own, and the companion's branch.
+    fn branch(&self) -> Option<Self> {
+        Some(Recorder {
+            inputs: self.inputs,
+            aux: self.aux,
+            matrices: Default::default(),
+            dictionary: Dictionary::new(),
+            lcs: LcPool::new(1024),
+            fault: None,
+            companion: self.companion.branch()?,
+            branched_at: Some(BranchPoint {
+                inputs: self.inputs,
+                aux: self.aux,
+            }),
+        })
+    }
+
+    /// Appends `other`'s rows with its own variables renumbered to where `extend` puts them
+    /// in the assignment, after ours: a branch's own are those it allocated after where it
+    /// was taken (the ones before are ours, under the same indices); a sub-circuit from
+    /// `new()` owns all but its input 0 (the constant one, ours). Renumbering is done in 64
+    /// bits and checked against the column limit, so no index ever wraps into another
+    /// variable.
     fn extend(&mut self, other: &Self) {
+        let at = other
+            .branched_at
+            .unwrap_or(BranchPoint { inputs: 1, aux: 0 });
+        if other.branched_at.is_some() && !at.within(self.inputs, self.aux) {
+            self.note(Fault::MisplacedBranch(at));
+            return;
+        }
         if let Some(fault) = &other.fault {
             let fault = match fault {
-                Fault::Unallocated(f) => Fault::Unallocated(f.shifted(self.shape())),
+                Fault::Unallocated(f) => Fault::Unallocated(f.shifted(self.shape(), at)),
                 other => other.clone(),
             };
             self.note(fault);
@@ -314,30 +350,34 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         // After a fault the recording is refused at the end anyway: only the counts and the
         // companion go on.
         if self.fault.is_none() {
-            if let Err(fault) = self.append_remapped(other) {
+            if let Err(fault) = self.append_remapped(other, at) {
                 self.note(fault);
             }
         }
         self.companion.extend(&other.companion);
-        self.aux += other.aux;
-        self.inputs += other.inputs.saturating_sub(1);
+        self.aux += other.aux - at.aux;
+        self.inputs += other.inputs.saturating_sub(at.inputs);
     }
 }
 
 impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
-    fn append_remapped(&mut self, other: &Self) -> Result<(), Fault> {
-        let aux_offset = self.aux as u64;
-        let input_offset = self.inputs.saturating_sub(1) as u64;
+    fn append_remapped(&mut self, other: &Self, at: BranchPoint) -> Result<(), Fault> {
+        // Where `other`'s first own variable of each kind lands here.
+        let (aux_from, aux_to) = (at.aux as u64, self.aux as u64);
+        let (input_from, input_to) = (at.inputs as u64, self.inputs.max(1) as u64);
         let remap = |col: u32| -> Result<u32, Fault> {
             let (kind, index) = if col & INPUT_FLAG == 0 {
-                (VariableKind::Aux, u64::from(col) + aux_offset)
-            } else if col == INPUT_FLAG {
-                return Ok(col);
+                let index = u64::from(col);
+                if index < aux_from {
+                    return Ok(col);
+                }
+                (VariableKind::Aux, index - aux_from + aux_to)
             } else {
-                (
-                    VariableKind::Input,
-                    u64::from(col & !INPUT_FLAG) + input_offset,
-                )
+                let index = u64::from(col & !INPUT_FLAG);
+                if index < input_from {
+                    return Ok(col);
+                }
+                (VariableKind::Input, index - input_from + input_to)
             };
             column(kind == VariableKind::Input, index)
                 .ok_or(Fault::Limit(Limit::Column { kind, index }))

@@ -179,9 +179,19 @@ pub struct RandomCircuit {
 
 impl RandomCircuit {
     fn lay_out<CS: ConstraintSystem<Fr>>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
+        self.lay_out_over(cs, &[(CS::one(), Fr::ONE)]).map(drop)
+    }
+
+    /// Lays the circuit out over `shared` variables (with their values), which its
+    /// constraints use as they use its own; returns its own variables with their values.
+    pub fn lay_out_over<CS: ConstraintSystem<Fr>>(
+        &self,
+        cs: &mut CS,
+        shared: &[(Variable, Fr)],
+    ) -> Result<Vec<(Variable, Fr)>, SynthesisError> {
         let mut rng = XorShiftRng::seed_from_u64(self.seed);
-        let mut vars = vec![CS::one()];
-        let mut values = HashMap::from([(CS::one(), Fr::ONE)]);
+        let mut vars: Vec<Variable> = shared.iter().map(|(var, _)| *var).collect();
+        let mut values: HashMap<Variable, Fr> = shared.iter().copied().collect();
         let value_of = |lc: &LinearCombination<Fr>, values: &HashMap<Variable, Fr>| {
             lc.iter()
                 .fold(Fr::ZERO, |acc, (var, coeff)| acc + values[&var] * coeff)
@@ -237,7 +247,10 @@ impl RandomCircuit {
                 }
             }
         }
-        Ok(())
+        Ok(vars[shared.len()..]
+            .iter()
+            .map(|var| (*var, values[var]))
+            .collect())
     }
 }
 

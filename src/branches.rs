@@ -1,0 +1,179 @@
+//! One partition on every core: independent parts of a circuit (a PoRep partition's
+//! challenges) synthesized at once on the rayon pool's threads, the first in the constraint
+//! system itself and each other in a branch of it, the branches then appended in order, so
+//! the result is the one-thread result bit for bit.
+//!
+//! A branch ([`ConstraintSystem::branch`]) continues from its system as it stood when taken:
+//! it reads the variables allocated before (the partition's commitments, replica_id's bits)
+//! under their indices, and numbers its own after them. [`ConstraintSystem::extend`] then
+//! appends what it added: a prover's assignment appends rows, values and densities (and marks
+//! the densities of the earlier variables the branch used); a recorder renumbers the branch's
+//! own variables to where they land. Every part is synthesized exactly as it would be in the
+//! system itself, in the same order within the part, and the parts land in their order: the
+//! same constraints in the same order, the same variables, for any number of threads.
+//!
+//! What a branch costs: a copy of the values so far (few, when taken after a partition's
+//! shared variables), fresh memory for what it adds, and one copy of that into the system.
+//! Against direct synthesis and recording (hundreds of nanoseconds per constraint) that is
+//! small; against a native witness (a few) it is not, so a witness generator does not branch
+//! and its parts run one after another (docs/performance.md has the measurements).
+
+use bellpepper_core::{ConstraintSystem, SynthesisError};
+use ff::PrimeField;
+use rayon::prelude::*;
+
+/// Where a branch was taken: how many inputs (the constant one included) and aux variables
+/// its system had. The branch holds those under the same indices; what it allocates after
+/// them is its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BranchPoint {
+    pub(crate) inputs: usize,
+    pub(crate) aux: usize,
+}
+
+impl BranchPoint {
+    /// Whether a system with `inputs` inputs and `aux` aux variables can be where this branch
+    /// was taken, or what it grew into (a system only ever grows).
+    pub(crate) fn within(self, inputs: usize, aux: usize) -> bool {
+        self.inputs <= inputs && self.aux <= aux
+    }
+}
+
+/// What [`spread`] did with the parts.
+#[derive(Debug)]
+#[must_use = "parts handed back must still be synthesized"]
+pub enum Spread<P> {
+    /// Every part was synthesized in a branch and appended in order.
+    Done,
+    /// The parts, untouched: they are better synthesized in the system itself, one after
+    /// another (it cannot branch, the pool has one thread, or there is one part).
+    Here(Vec<P>),
+}
+
+/// Synthesizes `parts` into `cs` as `synthesize(cs, i, part)` for each in order would, on
+/// every thread of the current rayon pool: the first part in `cs` itself (in the storage it
+/// already has), each of the others in a branch of `cs` taken before any part starts, all at
+/// once, then the branches appended in order.
+///
+/// `synthesize` may read any variable allocated in `cs` before this call, and nothing a part
+/// allocates may be used by another part or after this call (the parts are independent, as a
+/// PoRep partition's challenges are). A part's error is returned (the first in order), as the
+/// loop would have returned it; what the parts appended until then is not rolled back, as the
+/// loop's would not be.
+///
+/// Returns [`Spread::Here`] with the parts untouched where spreading cannot help, so the
+/// caller runs its own loop and a system that cannot branch (a test system keeping names)
+/// sees the circuit exactly as before.
+pub fn spread<Scalar, CS, P, F>(
+    cs: &mut CS,
+    parts: Vec<P>,
+    synthesize: F,
+) -> Result<Spread<P>, SynthesisError>
+where
+    Scalar: PrimeField,
+    CS: ConstraintSystem<Scalar>,
+    P: Send,
+    F: Fn(&mut CS::Root, usize, P) -> Result<(), SynthesisError> + Sync,
+{
+    if parts.len() < 2 || rayon::current_num_threads() < 2 {
+        return Ok(Spread::Here(parts));
+    }
+    let mut branches = Vec::with_capacity(parts.len() - 1);
+    for _ in 1..parts.len() {
+        match cs.branch() {
+            Some(branch) => branches.push(branch),
+            None => return Ok(Spread::Here(parts)),
+        }
+    }
+    let mut parts = parts.into_iter();
+    let first = parts.next().expect("two parts or more");
+    let root = cs.get_root();
+    let (first, others) = rayon::join(
+        || synthesize(root, 0, first),
+        || {
+            branches
+                .into_par_iter()
+                .zip(parts.collect::<Vec<_>>())
+                .enumerate()
+                .map(|(i, (mut branch, part))| {
+                    synthesize(&mut branch, i + 1, part).map(|()| branch)
+                })
+                .collect::<Vec<Result<CS::Root, SynthesisError>>>()
+        },
+    );
+    first?;
+    for branch in others {
+        root.extend(&branch?);
+    }
+    Ok(Spread::Done)
+}
+
+#[cfg(test)]
+mod tests {
+    use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+    use blstrs::Scalar as Fr;
+    use ff::Field;
+
+    use super::{spread, Spread};
+    use crate::precompiled::Recording;
+
+    /// Two shared variables, then parts that each allocate an input and an aux variable and
+    /// constrain them against the shared ones.
+    #[derive(Clone)]
+    struct Parts(usize);
+
+    impl Circuit<Fr> for Parts {
+        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+            let x = cs.alloc(|| "x", || Ok(Fr::from(3)))?;
+            let y = cs.alloc_input(|| "y", || Ok(Fr::from(5)))?;
+            let part = |cs: &mut CS::Root, i: usize| {
+                let k = Fr::from(i as u64 + 2);
+                let z = cs.alloc_input(|| "z", || Ok(Fr::from(15) * k))?;
+                let w = cs.alloc(|| "w", || Ok(Fr::from(9) * k))?;
+                cs.enforce(
+                    || "x * (k y) = z",
+                    |lc| lc + x,
+                    |lc| lc + (k, y),
+                    |lc| lc + z,
+                );
+                cs.enforce(
+                    || "x * (k x) = w",
+                    |lc| lc + x,
+                    |lc| lc + (k, x),
+                    |lc| lc + w,
+                );
+                Ok(())
+            };
+            match spread(cs, (0..self.0).collect(), |cs, _, i| part(cs, i))? {
+                Spread::Done => Ok(()),
+                Spread::Here(parts) => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
+            }
+        }
+    }
+
+    fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(work)
+    }
+
+    /// The drop-ins' first member: recorded while synthesized directly, in branches.
+    #[test]
+    fn recording_while_synthesizing_spreads_as_either_alone() {
+        let sequential = on_threads(1, || crate::synthesize(Parts(5)).unwrap());
+        for threads in [2, 3] {
+            let (recording, vectors) = on_threads(threads, || {
+                Recording::record_and_synthesize(Parts(5)).unwrap()
+            });
+            assert_eq!(vectors, sequential, "{threads} threads");
+            let recording = recording.unwrap();
+            assert_eq!(recording.synthesize(Parts(5)).unwrap(), sequential);
+        }
+        assert_eq!(sequential.b_input_density.get_total_density(), 1, "y, in B");
+        assert_eq!(sequential.a_aux_density.get_total_density(), 1, "x, in A");
+        assert_eq!(sequential.input_assignment[2], Fr::from(30));
+        assert_ne!(sequential.c[6], Fr::ZERO);
+    }
+}

@@ -1,0 +1,170 @@
+//! A circuit whose parts share variables allocated before them (as a PoRep partition's
+//! challenges share its commitments), its parts spread over branches on rayon pools of one,
+//! two and three threads: direct synthesis gives the vectors of the bellperson-algorithm
+//! reference synthesizing them one after another, recording gives the same matrices byte for
+//! byte, and the witness and the evaluation from a recording are the same.
+
+mod common;
+
+use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError, Variable};
+use blstrs::Scalar as Fr;
+use common::{assert_same, reference, RandomCircuit};
+use ff::Field;
+use synthpool::branches::{spread, Spread};
+use synthpool::precompiled::{Recording, Witness};
+use synthpool::{Error, ProvingAssignment};
+
+/// Shared variables (inputs among them), then parts over them that allocate inputs and aux
+/// variables of their own.
+#[derive(Clone)]
+struct SharedParts {
+    seed: u64,
+    parts: usize,
+}
+
+impl Circuit<Fr> for SharedParts {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let top = RandomCircuit {
+            seed: self.seed,
+            steps: 60,
+        };
+        let mut shared = vec![(CS::one(), Fr::ONE)];
+        shared.extend(top.lay_out_over(cs, &shared)?);
+        let part = |cs: &mut CS::Root, i: usize| {
+            let part = RandomCircuit {
+                seed: self.seed * 100 + i as u64,
+                steps: 40 + 13 * i,
+            };
+            part.lay_out_over(&mut cs.namespace(|| format!("part {i}")), &shared)
+                .map(drop)
+        };
+        let parts = (0..self.parts).collect();
+        let parts = match spread(cs, parts, |cs, _, i| part(cs, i))? {
+            Spread::Done => return Ok(()),
+            Spread::Here(parts) => parts,
+        };
+        for i in parts {
+            part(cs.get_root(), i)?;
+        }
+        Ok(())
+    }
+}
+
+fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(work)
+}
+
+/// The recording's file up to the end of its matrices: the header, the dictionary and the
+/// three matrices, byte for byte (what follows is derived from them, with a check drawn at
+/// random per recording).
+fn recorded_bytes(recording: &Recording<Fr>, name: &str) -> Vec<u8> {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("branches");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    recording.save(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+    // Magic and version, the modulus text, the repr length, the key, seven counts.
+    let table = 12 + 4 + u32_at(12) + 4 + 32 + 7 * 8;
+    assert!(
+        u32_at(table) > 10,
+        "the dictionary and 9 matrix sections come first"
+    );
+    // The tenth section's offset and length: the last matrix's coefficient ids.
+    let tenth = table + 4 + 9 * 16;
+    bytes[..u64_at(tenth) + u64_at(tenth + 8)].to_vec()
+}
+
+#[test]
+fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
+    for seed in 1..6 {
+        let circuit = SharedParts { seed, parts: 5 };
+        let expected = reference(circuit.clone());
+        let (recording, witness) = on_threads(1, || {
+            Recording::record_with_witness(circuit.clone()).unwrap()
+        });
+        let file = recorded_bytes(&recording, &format!("{seed}-sequential"));
+        assert_same(
+            &recording.evaluate(witness.clone()).unwrap(),
+            &expected,
+            "one thread",
+        );
+        for threads in [1, 2, 3] {
+            let what = format!("seed {seed}, {threads} threads");
+            let direct = on_threads(threads, || synthpool::synthesize(circuit.clone()).unwrap());
+            assert_same(&direct, &expected, &format!("direct, {what}"));
+            // Recorded in branches, compared whole (not printed) with the one-thread file.
+            let structure = on_threads(threads, || Recording::record(circuit.clone()).unwrap());
+            assert!(
+                recorded_bytes(&structure, &format!("{seed}-{threads}")) == file,
+                "recording, {what}"
+            );
+            let evaluated = structure.evaluate(witness.clone()).unwrap();
+            assert_same(&evaluated, &expected, &format!("recorded, {what}"));
+            let (_, with) = on_threads(threads, || {
+                Recording::record_with_witness(circuit.clone()).unwrap()
+            });
+            assert_eq!(with, witness, "witness while recording, {what}");
+            let generated = on_threads(threads, || recording.witness(circuit.clone()).unwrap());
+            assert_eq!(generated, witness, "witness, {what}");
+            let evaluated = on_threads(threads, || recording.synthesize(circuit.clone()).unwrap());
+            assert_same(
+                &evaluated,
+                &expected,
+                &format!("from the recording, {what}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tampered_branch_value_leaves_the_system_unsatisfied() {
+    let circuit = SharedParts { seed: 9, parts: 4 };
+    let recording = Recording::record(circuit.clone()).unwrap();
+    let honest = on_threads(2, || recording.witness(circuit.clone()).unwrap());
+    assert!(recording.evaluate(honest.clone()).is_ok());
+    // The last aux value belongs to the last part, synthesized in a branch.
+    let mut aux = honest.aux().to_vec();
+    let last = aux.len() - 1;
+    aux[last] += Fr::ONE;
+    let mut tampered = Witness::default();
+    tampered.extend_inputs(honest.inputs());
+    tampered.extend_aux(&aux);
+    for _ in 0..honest.constraints() {
+        tampered.enforce(|| "", |lc| lc, |lc| lc, |lc| lc);
+    }
+    assert!(matches!(
+        recording.evaluate(tampered),
+        Err(Error::Unsatisfied { .. })
+    ));
+}
+
+#[test]
+fn a_branch_extended_into_another_system_is_refused() {
+    let mut big = ProvingAssignment::<Fr>::default();
+    big.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    let x: Variable = big.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
+    let mut branch = big.branch().expect("an assignment branches");
+    branch.enforce(
+        || "x * x = 9",
+        |lc| lc + x,
+        |lc| lc + x,
+        |lc| lc + (Fr::from(9), ProvingAssignment::<Fr>::one()),
+    );
+
+    let mut small = ProvingAssignment::<Fr>::default();
+    small.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    small.extend(&branch);
+    assert!(matches!(
+        small.into_vectors(),
+        Err(Error::MisplacedBranch { inputs: 1, aux: 1 })
+    ));
+    // Where it was taken, it is appended.
+    big.extend(&branch);
+    assert_eq!(big.into_vectors().unwrap().a, vec![Fr::from(3)]);
+}
