@@ -19,7 +19,10 @@
 #      feature where Poseidon is hashed and the bellperson feature for storage-proofs-core
 #      (a dependency an earlier recipe added gains the features it lacks);
 #   6. storage-proofs-core's `cuda`, `cuda-supraseal` and `opencl` features (those it has)
-#      also turn on synthpool's, so the drop-in matches the prover the fork is built with.
+#      also turn on synthpool's, so the drop-in matches the prover the fork is built with;
+#   7. storage-proofs-porep/src/stacked/circuit/proof.rs: `StackedCircuit` synthesizes its
+#      challenges with `synthpool::branches::spread`, on every thread of the rayon pool where
+#      the constraint system can branch (synthpool's can; others run the loop as before).
 #
 # Usage: scripts/patch-fork.sh DIR
 #
@@ -56,10 +59,11 @@ UPDATE_POSEIDON=$FORK/storage-proofs-update/src/poseidon/circuit.rs
 UPDATE_CIRCUIT=$FORK/storage-proofs-update/src/circuit.rs
 UPDATE_GADGETS=$FORK/storage-proofs-update/src/gadgets.rs
 CORE_PROOF=$FORK/storage-proofs-core/src/compound_proof.rs
+POREP_PROOF=$FORK/storage-proofs-porep/src/stacked/circuit/proof.rs
 
 for file in "$ROOT_TOML" "$CORE_TOML" "$HASHERS_TOML" "$POREP_TOML" "$UPDATE_TOML" "$HASHERS_SHA" \
     "$POREP_LABEL" "$HASHERS_POSEIDON" "$POREP_HASH" "$UPDATE_POSEIDON" "$UPDATE_CIRCUIT" \
-    "$UPDATE_GADGETS" "$CORE_PROOF"; do
+    "$UPDATE_GADGETS" "$CORE_PROOF" "$POREP_PROOF"; do
     [[ -f $file ]] || { echo "patch-fork: $file: not found (is $FORK a filecoin-proofs 19.x workspace?)" >&2; exit 1; }
 done
 
@@ -221,6 +225,31 @@ edit() {
             substr($text, $end, 0) = $block;
         }
 
+        # In `StackedCircuit::synthesize`, before the loop over the challenges: the same
+        # challenges spread over branches, the loop kept for systems that cannot branch.
+        sub spread_challenges {
+            return if index($text, "synthpool::branches::spread(") >= 0;
+            my $call = qr/proof\.synthesize\(\s*&mut cs\.namespace\(\|\| format!\("challenge_\{\}", i\)\),\s*&comm_d_num,\s*&comm_c_num,\s*&comm_r_last_num,\s*&replica_id_bits,\s*\)\?;/;
+            $text =~ /^([ \t]*)for \(i, proof\) in proofs\.into_iter\(\)\.enumerate\(\) \{\n\s*$call\n\s*\}\n/m
+                or die "patch-fork: $file: expected the loop `for (i, proof) in proofs.into_iter().enumerate()` of StackedCircuit, not found\n";
+            my ($start, $i) = ($-[0], $1);
+            my $block = "${i}// synthpool: the challenges on every thread of the rayon pool where the constraint\n"
+                . "${i}// system can branch, bit-identical to the loop below, which runs where it cannot.\n"
+                . "${i}let proofs = match synthpool::branches::spread(cs, proofs, |cs, i, proof| {\n"
+                . "${i}    proof.synthesize(\n"
+                . "${i}        &mut cs.namespace(|| format!(\"challenge_{}\", i)),\n"
+                . "${i}        &comm_d_num,\n"
+                . "${i}        &comm_c_num,\n"
+                . "${i}        &comm_r_last_num,\n"
+                . "${i}        &replica_id_bits,\n"
+                . "${i}    )\n"
+                . "${i}})? {\n"
+                . "${i}    synthpool::branches::Spread::Done => return Ok(()),\n"
+                . "${i}    synthpool::branches::Spread::Here(proofs) => proofs,\n"
+                . "${i}};\n";
+            substr($text, $start, 0) = $block;
+        }
+
         if ($kind eq "patch") {
             $text =~ /^\s*\[workspace\]/m
                 or die "patch-fork: $file: not a workspace manifest (no [workspace] table)\n";
@@ -246,6 +275,8 @@ edit() {
                 "use synthpool::sha256::sha256 as sha256_circuit;");
         } elsif ($kind eq "poseidon") {
             swap_poseidon();
+        } elsif ($kind eq "spread") {
+            spread_challenges();
         } elsif ($kind eq "gpu-features") {
             gpu_features();
         } elsif ($kind eq "prover") {
@@ -285,6 +316,7 @@ EDITS=(
     "poseidon $UPDATE_CIRCUIT"
     "poseidon $UPDATE_GADGETS"
     "prover $CORE_PROOF"
+    "spread $POREP_PROOF"
 )
 
 for entry in "${EDITS[@]}"; do

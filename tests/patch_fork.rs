@@ -9,8 +9,10 @@
 //! filecoin-proofs 19.1 makes (PoRep at 2 KiB and 8 MiB from sectors it seals, WindowPoSt,
 //! WinningPoSt, and the empty-sector update of a committed-capacity sector it seals and
 //! encodes): each one's constraints and assignment equal to upstream's term for term (its
-//! digest against the one the tool's unpatched build printed, pinned), and its pre-compiled
-//! vectors equal to its direct synthesis; WindowPoSt and WinningPoSt are also proven by
+//! digest against the one the tool's unpatched build printed, pinned), its pre-compiled
+//! vectors equal to its direct synthesis, which on the tool's two threads (a PoRep
+//! partition's challenges spread over them) equals one thread's, and so does a first
+//! member's recording pass; WindowPoSt and WinningPoSt are also proven by
 //! bellperson and by the drop-in, cold and warm, the proofs byte-compared and verified.
 //!
 //! The sources come through cargo (downloaded on the first run, cached after); everything is
@@ -179,6 +181,28 @@ fn gpu_features_forwarded(manifest: &str) -> String {
 fn text(files: &BTreeMap<PathBuf, Vec<u8>>, path: &str) -> String {
     String::from_utf8(files[Path::new(path)].clone()).unwrap()
 }
+
+/// The loop over a partition's challenges in `StackedCircuit::synthesize`, as published.
+const CHALLENGE_LOOP: &str = "        for (i, proof) in proofs.into_iter().enumerate() {\n";
+
+/// What the recipe puts before it: the same challenges spread over the rayon pool's
+/// threads where the system can branch; the loop runs where it cannot.
+const SPREAD_CHALLENGES: &str =
+    "        // synthpool: the challenges on every thread of the rayon pool where the constraint
+        // system can branch, bit-identical to the loop below, which runs where it cannot.
+        let proofs = match synthpool::branches::spread(cs, proofs, |cs, i, proof| {
+            proof.synthesize(
+                &mut cs.namespace(|| format!(\"challenge_{}\", i)),
+                &comm_d_num,
+                &comm_c_num,
+                &comm_r_last_num,
+                &replica_id_bits,
+            )
+        })? {
+            synthpool::branches::Spread::Done => return Ok(()),
+            synthpool::branches::Spread::Here(proofs) => proofs,
+        };
+";
 
 /// `before` with `old` (present exactly once) replaced by `new`.
 fn replaced(before: &str, old: &str, new: &str) -> String {
@@ -354,6 +378,14 @@ fn applies_exactly_the_recipe(
                 "num::AllocatedNum, uint32::UInt32,\n    },\n    \
                  ConstraintSystem, SynthesisError,\n};\n\
                  use synthpool::sha256::sha256 as sha256_circuit;\n",
+            ),
+        ),
+        (
+            "storage-proofs-porep/src/stacked/circuit/proof.rs",
+            replaced(
+                &text(&before, "storage-proofs-porep/src/stacked/circuit/proof.rs"),
+                CHALLENGE_LOOP,
+                &format!("{SPREAD_CHALLENGES}{CHALLENGE_LOOP}"),
             ),
         ),
         (
@@ -552,12 +584,10 @@ fn compiles_on_our_core_alone(checkout: &Path) {
 }
 
 /// The real circuits, on the patched crates: the tool fails on a digest that is not
-/// upstream's, pre-compiled vectors that differ from direct synthesis, or a proof that
-/// differs from bellperson's.
+/// upstream's, pre-compiled vectors that differ from direct synthesis, direct synthesis on
+/// its two threads that differs from one thread's, or a proof that differs from
+/// bellperson's.
 fn real_circuits_match_upstream(checkout: &Path) {
-    // The real circuits, on the patched crates (the tool fails on a digest that is not
-    // upstream's, pre-compiled vectors that differ from direct synthesis, or a proof that
-    // differs from bellperson's).
     cargo(checkout, &["build", "--release", "-p", "real-circuit"]);
     let tool = scratch().join("target/release/real-circuit");
     let real_circuit = |args: &[&str]| {

@@ -30,6 +30,17 @@ pub fn run<C: Circuit<Fr> + Clone + Send>(
     if *buffers.synthesize(&recording, circuit.clone())? != direct {
         return Err("pre-compiled vectors differ from direct synthesis".into());
     }
+    // Everything above ran on the pool's threads (a PoRep partition's challenges spread over
+    // them): the same vectors as one thread, where the challenges run one after another, and
+    // as a first member's recording pass.
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    let copy = circuit.clone();
+    if one_thread.install(move || synthpool::synthesize(copy))? != direct {
+        return Err("direct synthesis on the pool's threads differs from one thread".into());
+    }
+    if synthpool::tuning::record_first_member(circuit.clone())?.1 != direct {
+        return Err("a first member's vectors differ from direct synthesis".into());
+    }
     drop(direct);
     if mode == "prove" {
         return prove(circuit, inputs);
