@@ -33,9 +33,7 @@ use synthpool_bench::batches::{self, BatchRow, Batches};
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::counters;
 use synthpool_bench::report::{Report, Row};
-use synthpool_bench::variants::{
-    on_one_thread, one_thread_pool, Path, Variant, Workload, VARIANTS,
-};
+use synthpool_bench::variants::{one_thread_pool, Path, Variant, Workload, VARIANTS};
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -157,6 +155,14 @@ fn run(
     shape: Shape,
     precompiled: &Precompiled,
 ) -> Option<PoolStats> {
+    let (mut buffers, mut kept) = (
+        precompiled.buffers.borrow_mut(),
+        precompiled.kept.borrow_mut(),
+    );
+    // Plain `&mut`s (not the RefCell guards) can move onto the variant's threads.
+    let (buffers, kept): (&mut [ProvingBuffers<Fr>], &mut Vec<ProverVectors<Fr>>) =
+        (&mut buffers, &mut kept);
+    let recording = &precompiled.recording;
     variant.with_settings(|| match variant.path {
         Path::Direct => {
             workload
@@ -166,12 +172,7 @@ fn run(
         }
         _ => {
             workload
-                .synthesize_precompiled(
-                    &precompiled.recording,
-                    variant,
-                    &mut precompiled.buffers.borrow_mut(),
-                    &mut precompiled.kept.borrow_mut(),
-                )
+                .synthesize_precompiled(recording, variant, buffers, kept)
                 .expect("the bench circuits are satisfiable");
             None
         }
@@ -195,7 +196,7 @@ fn precompiled_split(
     let n = recording.shape().constraints as f64;
     let (recycled, native) = match variant.path {
         Path::OneThread { recycled, native } => (recycled, native),
-        Path::PerThread { recycled } => (recycled, true),
+        Path::Spread { recycled } | Path::PerThread { recycled } => (recycled, true),
         Path::Direct | Path::DropIn { .. } => unreachable!("only recorded paths are split"),
     };
     let mut guard = precompiled.buffers.borrow_mut();
@@ -211,10 +212,7 @@ fn precompiled_split(
         Workload::evaluate(recording, buffers, witness, recycled).expect("shapes match");
         (witness_ns, start.elapsed().as_nanos() as f64 / n)
     };
-    variant.with_settings(|| match variant.path {
-        Path::OneThread { .. } => on_one_thread(|| split(buffers)),
-        _ => split(buffers),
-    })
+    variant.with_settings(|| split(buffers))
 }
 
 fn measure(

@@ -22,6 +22,7 @@ use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar as Fr;
 use ff::{Field, PrimeField};
+use synthpool::branches::{spread, Spread};
 use synthpool::precompiled::Witness;
 
 use crate::circuits::GadgetSet;
@@ -393,15 +394,24 @@ impl Circuit<Fr> for Partition {
             comm_r_last: &comm_r_last,
             replica_id: &replica_id_bits,
         };
-        for (i, challenge) in self.challenges.iter().enumerate() {
+        // The challenges on every thread of the rayon pool where the system can branch, as
+        // the patched fork's StackedCircuit synthesizes them.
+        let challenges = self.challenges.iter().collect();
+        let synthesize = |cs: &mut CS::Root, i: usize, challenge: &Challenge| {
             challenge.synthesize(
                 cs.namespace(|| format!("challenge_{i}")),
                 gadgets,
                 self.parts,
                 &commitments,
-            )?;
+            )
+        };
+        match spread(cs, challenges, synthesize)? {
+            Spread::Done => Ok(()),
+            Spread::Here(challenges) => challenges
+                .into_iter()
+                .enumerate()
+                .try_for_each(|(i, challenge)| synthesize(cs.get_root(), i, challenge)),
         }
-        Ok(())
     }
 }
 

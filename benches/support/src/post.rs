@@ -15,6 +15,8 @@
 use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar as Fr;
+use ff::Field;
+use rayon::prelude::*;
 
 use crate::circuits::GadgetSet;
 use crate::porep::SectorShape;
@@ -116,10 +118,33 @@ impl Sector {
 }
 
 impl Circuit<Fr> for PostPartition {
+    /// As storage-proofs-post's `FallbackPoStCircuit`: where the system is extensible (every
+    /// synthpool system is), the sectors in chunks, one per rayon thread, each into a system
+    /// of its own, appended in order; else one after another.
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        let mut cs = cs.namespace(|| "outer namespace");
-        for (i, sector) in self.sectors.iter().enumerate() {
-            sector.synthesize(&mut cs.namespace(|| format!("sector_{i}")), self.gadgets)?;
+        if !CS::is_extensible() {
+            let mut cs = cs.namespace(|| "outer namespace");
+            for (i, sector) in self.sectors.iter().enumerate() {
+                sector.synthesize(&mut cs.namespace(|| format!("sector_{i}")), self.gadgets)?;
+            }
+            return Ok(());
+        }
+        let chunk = (self.sectors.len() / rayon::current_num_threads()).max(1);
+        let gadgets = self.gadgets;
+        let chunks = self
+            .sectors
+            .par_chunks(chunk)
+            .map(|sectors| {
+                let mut cs = CS::new();
+                cs.alloc_input(|| "temp ONE", || Ok(Fr::ONE))?;
+                for (i, sector) in sectors.iter().enumerate() {
+                    sector.synthesize(&mut cs.namespace(|| format!("sector_{i}")), gadgets)?;
+                }
+                Ok(cs)
+            })
+            .collect::<Result<Vec<CS>, SynthesisError>>()?;
+        for chunk in &chunks {
+            cs.extend(chunk);
         }
         Ok(())
     }

@@ -37,6 +37,9 @@ pub struct Variant {
     pub path: Path,
     /// Whether Poseidon's products may take the eight-lane (AVX-512 IFMA) path.
     pub lanes: bool,
+    /// Whether the variant runs on a one-thread rayon pool (else on the global pool, where
+    /// a partition's challenges spread over every thread).
+    pub one_thread: bool,
 }
 
 /// How a variant synthesizes.
@@ -50,6 +53,12 @@ pub enum Path {
         recycled: bool,
         /// Whether the witness takes the native SHA-256 path.
         native: bool,
+    },
+    /// One circuit through a recording on every thread of the pool: the witness spread by
+    /// challenge, the evaluation by rows.
+    Spread {
+        /// Whether the buffers of the previous proof are reused.
+        recycled: bool,
     },
     /// A proving loop: one circuit per rayon thread, in parallel, each through the
     /// recording into its own buffers.
@@ -72,16 +81,24 @@ pub enum Path {
 impl Path {
     /// Whether the variant needs a recording made up front.
     pub fn records(self) -> bool {
-        matches!(self, Path::OneThread { .. } | Path::PerThread { .. })
+        matches!(
+            self,
+            Path::OneThread { .. } | Path::Spread { .. } | Path::PerThread { .. }
+        )
     }
 }
 
 impl Variant {
-    /// Runs `work` with this variant's process-wide settings (the lanes), then restores the
+    /// Runs `work` with this variant's process-wide settings (the lanes) on its threads (the
+    /// one-thread pool, or the calling thread with the global pool), then restores the
     /// defaults.
-    pub fn with_settings<R>(&self, work: impl FnOnce() -> R) -> R {
+    pub fn with_settings<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
         tuning::set_lanes(self.lanes);
-        let result = work();
+        let result = if self.one_thread {
+            on_one_thread(work)
+        } else {
+            work()
+        };
         tuning::set_lanes(true);
         result
     }
@@ -97,7 +114,7 @@ impl Variant {
     /// Circuits one run synthesizes (so figures are per constraint synthesized).
     pub fn batch(&self) -> usize {
         match self.path {
-            Path::Direct | Path::OneThread { .. } => 1,
+            Path::Direct | Path::OneThread { .. } | Path::Spread { .. } => 1,
             Path::PerThread { .. } => rayon::current_num_threads(),
             Path::DropIn { .. } => 2,
         }
@@ -134,6 +151,7 @@ const fn direct(
         gadgets,
         path: Path::Direct,
         lanes: true,
+        one_thread: false,
     }
 }
 
@@ -148,6 +166,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         gadgets: GadgetSet::Synthpool,
         path,
         lanes: true,
+        one_thread: matches!(path, Path::OneThread { .. }),
     }
 }
 
@@ -165,7 +184,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 19] = [
+pub const VARIANTS: [Variant; 23] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -231,6 +250,17 @@ pub const VARIANTS: [Variant; 19] = [
         false,
         GadgetSet::Synthpool,
     ),
+    Variant {
+        one_thread: true,
+        ..direct(
+            "default-1t",
+            "as default, on one thread (a partition's challenges one after another)",
+            true,
+            EvalKernel::BitValues,
+            false,
+            GadgetSet::Synthpool,
+        )
+    },
     direct(
         "all",
         "gadgets + pool + presize + bit-value kernel with prefetch",
@@ -284,6 +314,11 @@ pub const VARIANTS: [Variant; 19] = [
         },
     ),
     precompiled(
+        "pce-spread",
+        "as pce-reuse-1t, on every thread: the witness by challenge, the evaluation by rows",
+        Path::Spread { recycled: true },
+    ),
+    precompiled(
         "pce",
         "pre-compiled proving loop: one circuit per thread in parallel, fresh buffers",
         Path::PerThread { recycled: false },
@@ -302,6 +337,17 @@ pub const VARIANTS: [Variant; 19] = [
             retained: false,
         },
     ),
+    Variant {
+        one_thread: true,
+        ..precompiled(
+            "dropin-cold-1t",
+            "as dropin-cold, on one thread",
+            Path::DropIn {
+                warm: false,
+                retained: false,
+            },
+        )
+    },
     precompiled(
         "dropin-warm",
         "drop-in's synthesis of a later batch of two: evaluated into fresh vectors",
@@ -310,6 +356,17 @@ pub const VARIANTS: [Variant; 19] = [
             retained: false,
         },
     ),
+    Variant {
+        one_thread: true,
+        ..precompiled(
+            "dropin-warm-1t",
+            "as dropin-warm, on one thread",
+            Path::DropIn {
+                warm: true,
+                retained: false,
+            },
+        )
+    },
     precompiled(
         "dropin-retained",
         "as dropin-warm, with buffer retention: evaluated into the storage the last batch kept",
@@ -602,6 +659,11 @@ impl Workload {
                 let witness = self.witness(recording, buffers, gadgets, (recycled, native))?;
                 Self::evaluate(recording, buffers, witness, recycled)
             }),
+            Path::Spread { recycled } => {
+                let buffers = &mut buffers[0];
+                let witness = self.witness(recording, buffers, gadgets, (recycled, true))?;
+                Self::evaluate(recording, buffers, witness, recycled)
+            }
             Path::PerThread { recycled } => buffers.par_iter_mut().try_for_each(|buffers| {
                 let witness = self.witness(recording, buffers, gadgets, (recycled, true))?;
                 Self::evaluate(recording, buffers, witness, recycled)

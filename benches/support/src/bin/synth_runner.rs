@@ -102,22 +102,20 @@ fn main() -> ExitCode {
         .collect();
     let mut kept = Vec::new();
     let (calls_before, bytes_before) = alloc::totals();
-    // The variant's process-wide settings (the lanes) for the whole run.
-    synthpool::tuning::set_lanes(args.variant.lanes);
-    for _ in 0..args.reps {
-        let result = match &recording {
-            Some(recording) => args.workload.synthesize_precompiled(
-                recording,
-                &args.variant,
-                &mut buffers,
-                &mut kept,
-            ),
+    // The variant's settings (the lanes, its threads) for the whole run.
+    let (buffers, kept) = (&mut buffers, &mut kept);
+    let ran = args.variant.with_settings(|| {
+        (0..args.reps).try_for_each(|_| match &recording {
+            Some(recording) => {
+                args.workload
+                    .synthesize_precompiled(recording, &args.variant, buffers, kept)
+            }
             None => run(&options).map(drop),
-        };
-        if let Err(e) = result {
-            eprintln!("synth_runner: synthesis failed: {e}");
-            return ExitCode::FAILURE;
-        }
+        })
+    });
+    if let Err(e) = ran {
+        eprintln!("synth_runner: synthesis failed: {e}");
+        return ExitCode::FAILURE;
     }
     let (calls_after, bytes_after) = alloc::totals();
     // Per constraint synthesized over the measured repetitions; the first, shape-finding
