@@ -414,3 +414,50 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use bellpepper_core::ConstraintSystem;
+    use blstrs::Scalar as Fr;
+    use ff::Field;
+
+    use super::Recorder;
+    use crate::Error;
+
+    fn with_one() -> Recorder<Fr> {
+        let mut recorder = <Recorder<Fr> as ConstraintSystem<Fr>>::new();
+        recorder.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+        recorder
+    }
+
+    /// A branch's own variables land after the system's, the shared ones stay; a branch of
+    /// a larger system is refused.
+    #[test]
+    fn a_branch_lands_where_it_was_taken_and_nowhere_else() {
+        let mut big = with_one();
+        let x = big.alloc(|| "x", || Ok(Fr::ONE)).unwrap();
+        let mut branch = big.branch().expect("a recorder branches");
+        let y = branch.alloc(|| "y", || Ok(Fr::ONE)).unwrap();
+        branch.enforce(
+            || "x = y",
+            |lc| lc + x,
+            |lc| lc + Recorder::<Fr>::one(),
+            |lc| lc + y,
+        );
+        // The system grows meanwhile (as the first part grows it): y lands after z.
+        big.alloc(|| "z", || Ok(Fr::ONE)).unwrap();
+        big.extend(&branch);
+        assert_eq!((big.inputs, big.aux), (1, 3));
+        let columns = |side: usize| big.matrices[side].columns.clone();
+        assert_eq!(columns(0), vec![0], "x stays aux 0");
+        assert_eq!(columns(2), vec![2], "y lands at aux 2, after z");
+
+        let mut small = with_one();
+        small.extend(&branch);
+        let (recorded, _) = small.finish();
+        assert!(matches!(
+            recorded,
+            Err(Error::MisplacedBranch { inputs: 1, aux: 1 })
+        ));
+    }
+}
