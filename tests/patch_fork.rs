@@ -14,6 +14,7 @@
 //! partition's challenges spread over them) equals one thread's, and so does a first
 //! member's recording pass; WindowPoSt and WinningPoSt are also proven by
 //! bellperson and by the drop-in, cold and warm, the proofs byte-compared and verified.
+//! storage-proofs-porep's own circuit tests then run on the patched crates.
 //!
 //! The sources come through cargo (downloaded on the first run, cached after); everything is
 //! built in `target/fork-kit`, apart from the workspace's own artifacts.
@@ -220,6 +221,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
     forwards_gpu_features_written_on_one_line(&checkout, &after);
     compiles_on_our_core_alone(&checkout);
     real_circuits_match_upstream(&checkout);
+    upstreams_stacked_circuit_tests_pass(&checkout);
     points_filecoin_ffi_at_the_checkout(&checkout);
 }
 
@@ -610,6 +612,26 @@ fn real_circuits_match_upstream(checkout: &Path) {
             assert!(out.contains(&line), "{circuit}: {out}");
         }
     }
+}
+
+/// storage-proofs-porep's own circuit tests (constraint counts and satisfaction of the
+/// stacked circuit, its gadgets') on the patched crates, without the default features,
+/// which link hwloc and OpenCL; the rest of the four crates' suites run by hand
+/// (docs/testing.md).
+fn upstreams_stacked_circuit_tests_pass(checkout: &Path) {
+    let out = cargo(
+        checkout,
+        &[
+            "test",
+            "--release",
+            "-p",
+            "storage-proofs-porep",
+            "--no-default-features",
+            "--test",
+            "stacked_circuit",
+        ],
+    );
+    assert!(out.contains("test result: ok. 4 passed"), "{out}");
 }
 
 /// scripts/patch-ffi.sh on a stand-in for filecoin-ffi v1.36.1 (`tests/ffi-kit`: filcrypto's
