@@ -18,9 +18,23 @@
 //! small; against a native witness (a few) it is not, so a witness generator does not branch
 //! and its parts run one after another (docs/performance.md has the measurements).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use bellpepper_core::{ConstraintSystem, SynthesisError};
 use ff::PrimeField;
 use rayon::prelude::*;
+
+/// Whether a branch's copies into its system run at once ([`crate::tuning::set_parallel_appends`]).
+static SERIAL_APPENDS: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn set_parallel_appends(on: bool) {
+    SERIAL_APPENDS.store(!on, Ordering::Relaxed);
+}
+
+/// Whether appending a branch copies its vectors at once, on the pool's threads.
+pub(crate) fn parallel_appends() -> bool {
+    !SERIAL_APPENDS.load(Ordering::Relaxed)
+}
 
 /// Where a branch was taken: how many inputs (the constant one included) and aux variables
 /// its system had. The branch holds those under the same indices; what it allocates after

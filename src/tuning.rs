@@ -65,6 +65,13 @@ pub fn set_lanes(on: bool) {
     crate::lanes::set_enabled(on);
 }
 
+/// Turns the parallel copies of a branch appended to its system ([`crate::branches`]) off
+/// or back on, for the whole process. On by default; off, the copies run one after another,
+/// with the same results.
+pub fn set_parallel_appends(on: bool) {
+    crate::branches::set_parallel_appends(on);
+}
+
 /// What a drop-in does with the first member of a structure it has not seen: records the
 /// circuit while synthesizing it directly, and checks that the recording reproduces those
 /// vectors. The bench times it as the first batch's cost.

@@ -6,7 +6,9 @@
 use bitvec::vec::BitVec;
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 
-use crate::branches::BranchPoint;
+use rayon::prelude::*;
+
+use crate::branches::{parallel_appends, BranchPoint};
 use crate::shape::Shape;
 use crate::Error;
 
@@ -151,7 +153,7 @@ pub(crate) fn empty_density(len: usize) -> Result<DensityTracker, Error> {
     Ok(density)
 }
 
-impl<Scalar: Clone> ProverVectors<Scalar> {
+impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
     /// These vectors up to `at` and nothing after: the values and densities of the variables
     /// a branch taken there starts from, no rows.
     pub(crate) fn branch_from(&self, at: BranchPoint) -> Result<Self, Error> {
@@ -203,13 +205,25 @@ impl<Scalar: Clone> ProverVectors<Scalar> {
             &mut self.b_aux_density,
             branch.b_aux_density.bv.len() - at.aux,
         )?;
-        self.a.extend_from_slice(&branch.a);
-        self.b.extend_from_slice(&branch.b);
-        self.c.extend_from_slice(&branch.c);
         self.input_assignment
             .extend_from_slice(&branch.input_assignment[at.inputs..]);
-        self.aux_assignment
-            .extend_from_slice(&branch.aux_assignment[at.aux..]);
+        // The four copies (each a branch's whole share of the partition, faulting in the
+        // pages they land on) at once, where the bench measured that faster.
+        let copies = vec![
+            (&mut self.a, &branch.a[..]),
+            (&mut self.b, &branch.b[..]),
+            (&mut self.c, &branch.c[..]),
+            (&mut self.aux_assignment, &branch.aux_assignment[at.aux..]),
+        ];
+        if parallel_appends() {
+            copies
+                .into_par_iter()
+                .for_each(|(mine, theirs)| mine.extend_from_slice(theirs));
+        } else {
+            for (mine, theirs) in copies {
+                mine.extend_from_slice(theirs);
+            }
+        }
         merge_density(
             &mut self.b_input_density,
             &branch.b_input_density,

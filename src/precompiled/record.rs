@@ -401,6 +401,20 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
                 remap(col)?;
             }
         }
+        // Room for all of it, fallibly, before anything is appended.
+        for (mine, theirs) in self.matrices.iter_mut().zip(&other.matrices) {
+            room(&mut mine.columns, theirs.columns.len(), "recorded terms")?;
+            room(
+                &mut mine.coeff_ids,
+                theirs.coeff_ids.len(),
+                "recorded terms",
+            )?;
+            room(
+                &mut mine.row_starts,
+                theirs.row_starts.len(),
+                "recorded rows",
+            )?;
+        }
         for (mine, theirs) in self.matrices.iter_mut().zip(&other.matrices) {
             let base = mine.columns.len() as u32;
             for &col in &theirs.columns {

@@ -40,6 +40,8 @@ pub struct Variant {
     /// Whether the variant runs on a one-thread rayon pool (else on the global pool, where
     /// a partition's challenges spread over every thread).
     pub one_thread: bool,
+    /// Whether a branch's copies into its system run at once.
+    pub parallel_appends: bool,
 }
 
 /// How a variant synthesizes.
@@ -89,17 +91,19 @@ impl Path {
 }
 
 impl Variant {
-    /// Runs `work` with this variant's process-wide settings (the lanes) on its threads (the
+    /// Runs `work` with this variant's process-wide settings (the lanes, the appends) on its threads (the
     /// one-thread pool, or the calling thread with the global pool), then restores the
     /// defaults.
     pub fn with_settings<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
         tuning::set_lanes(self.lanes);
+        tuning::set_parallel_appends(self.parallel_appends);
         let result = if self.one_thread {
             on_one_thread(work)
         } else {
             work()
         };
         tuning::set_lanes(true);
+        tuning::set_parallel_appends(true);
         result
     }
 
@@ -152,6 +156,7 @@ const fn direct(
         path: Path::Direct,
         lanes: true,
         one_thread: false,
+        parallel_appends: true,
     }
 }
 
@@ -167,6 +172,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         path,
         lanes: true,
         one_thread: matches!(path, Path::OneThread { .. }),
+        parallel_appends: true,
     }
 }
 
@@ -184,7 +190,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 23] = [
+pub const VARIANTS: [Variant; 25] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -255,6 +261,17 @@ pub const VARIANTS: [Variant; 23] = [
         ..direct(
             "default-1t",
             "as default, on one thread (a partition's challenges one after another)",
+            true,
+            EvalKernel::BitValues,
+            false,
+            GadgetSet::Synthpool,
+        )
+    },
+    Variant {
+        parallel_appends: false,
+        ..direct(
+            "default-serial-appends",
+            "as default, a branch's copies into its system one after another",
             true,
             EvalKernel::BitValues,
             false,
@@ -337,6 +354,17 @@ pub const VARIANTS: [Variant; 23] = [
             retained: false,
         },
     ),
+    Variant {
+        parallel_appends: false,
+        ..precompiled(
+            "dropin-cold-serial-appends",
+            "as dropin-cold, a branch's copies into its system one after another",
+            Path::DropIn {
+                warm: false,
+                retained: false,
+            },
+        )
+    },
     Variant {
         one_thread: true,
         ..precompiled(
