@@ -179,6 +179,11 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
     /// they grew into): its rows, its own variables' values and densities, and the marks it
     /// set on the variables it shares with these. Nothing changes when memory runs out.
     pub(crate) fn append_branch(&mut self, branch: &Self, at: BranchPoint) -> Result<(), Error> {
+        // A sub-circuit from `new()` that never allocated its constant one has no inputs.
+        let at = BranchPoint {
+            inputs: at.inputs.min(branch.input_assignment.len()),
+            aux: at.aux,
+        };
         let rows = branch.a.len();
         for vector in [&mut self.a, &mut self.b, &mut self.c] {
             reserve(vector, rows, "constraint values")?;

@@ -168,3 +168,25 @@ fn a_branch_extended_into_another_system_is_refused() {
     big.extend(&branch);
     assert_eq!(big.into_vectors().unwrap().a, vec![Fr::from(3)]);
 }
+
+/// A sub-circuit from `new()` that never allocated the constant one (so has no inputs)
+/// extends the system as it did before branches: its aux values and rows appended.
+#[test]
+fn a_sub_circuit_without_inputs_extends_as_before() {
+    let mut cs = ProvingAssignment::<Fr>::default();
+    cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    let mut sub = <ProvingAssignment<Fr> as ConstraintSystem<Fr>>::new();
+    let x = sub.alloc(|| "x", || Ok(Fr::from(2))).unwrap();
+    sub.enforce(
+        || "x * x = 2 x",
+        |lc| lc + x,
+        |lc| lc + x,
+        |lc| lc + (Fr::from(2), x),
+    );
+    cs.extend(&sub);
+    let vectors = cs.into_vectors().unwrap();
+    assert_eq!(vectors.input_assignment, vec![Fr::ONE]);
+    assert_eq!(vectors.aux_assignment, vec![Fr::from(2)]);
+    assert_eq!(vectors.a, vec![Fr::from(2)]);
+    assert_eq!(vectors.c, vec![Fr::from(4)]);
+}
