@@ -344,7 +344,8 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
             };
             self.note(fault);
         }
-        if other.inputs > 0 && self.inputs == 0 {
+        // A sub-circuit's input 0 stands for the constant one; a branch's inputs are ours.
+        if other.branched_at.is_none() && other.inputs > 0 && self.inputs == 0 {
             self.note(Fault::ExtendWithoutOne);
         }
         // After a fault the recording is refused at the end anyway: only the counts and the
