@@ -153,13 +153,9 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     /// The first constraint that named a variable that does not exist, if one did (or the
     /// branch that was extended where it was not taken).
     pub fn fault(&self) -> Option<Error> {
-        if let Some(at) = self.misplaced {
-            return Some(Error::MisplacedBranch {
-                inputs: at.inputs,
-                aux: at.aux,
-            });
-        }
-        self.fault.map(Error::from)
+        self.misplaced
+            .map(Error::from)
+            .or_else(|| self.fault.map(Error::from))
     }
 
     /// The shape synthesized so far.
@@ -490,9 +486,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
     /// Appends a branch of this assignment, or a sub-circuit synthesized from `new()` (whose
     /// input 0 is the constant one, this system's).
     fn extend(&mut self, other: &Self) {
-        let at = other
-            .branched_at
-            .unwrap_or(BranchPoint { inputs: 1, aux: 0 });
+        let at = other.branched_at.unwrap_or(BranchPoint::FROM_NEW);
         let shape = self.shape();
         if !at.within(shape.inputs, shape.aux) {
             self.misplaced.get_or_insert(at);

@@ -46,6 +46,10 @@ pub(crate) struct BranchPoint {
 }
 
 impl BranchPoint {
+    /// Where a sub-circuit synthesized from `new()` continues from: its input 0 stands for
+    /// the constant one, the system's; everything else is its own.
+    pub(crate) const FROM_NEW: BranchPoint = BranchPoint { inputs: 1, aux: 0 };
+
     /// Whether a system with `inputs` inputs and `aux` aux variables can be where this branch
     /// was taken, or what it grew into (a system only ever grows).
     pub(crate) fn within(self, inputs: usize, aux: usize) -> bool {

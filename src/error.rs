@@ -201,8 +201,8 @@ impl Unallocated {
     pub(crate) fn shifted(self, shape: Shape, from: BranchPoint) -> Unallocated {
         // The sub-system's variables from `from` on are its own, and land at the end.
         let offset = match self.kind {
-            VariableKind::Input => shape.inputs - from.inputs,
-            VariableKind::Aux => shape.aux - from.aux,
+            VariableKind::Input => shape.inputs.saturating_sub(from.inputs),
+            VariableKind::Aux => shape.aux.saturating_sub(from.aux),
         };
         Unallocated {
             constraint: shape.constraints + self.constraint,
@@ -407,6 +407,16 @@ pub enum Error {
 impl From<SynthesisError> for Error {
     fn from(e: SynthesisError) -> Self {
         Error::Synthesis(e)
+    }
+}
+
+impl From<BranchPoint> for Error {
+    /// A branch taken at `at`, extended into a system that never stood there.
+    fn from(at: BranchPoint) -> Error {
+        Error::MisplacedBranch {
+            inputs: at.inputs,
+            aux: at.aux,
+        }
     }
 }
 

@@ -122,6 +122,25 @@ fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
     }
 }
 
+/// The drop-ins' first member: recorded while synthesized directly (both in branches),
+/// then checked to reproduce its vectors.
+#[test]
+fn a_first_member_spreads_as_direct_synthesis_does() {
+    for seed in 1..4 {
+        let circuit = SharedParts { seed, parts: 5 };
+        let expected = reference(circuit.clone());
+        for threads in [1, 2, 3] {
+            let (recording, vectors) = on_threads(threads, || {
+                synthpool::tuning::record_first_member(circuit.clone()).unwrap()
+            });
+            let what = format!("seed {seed}, {threads} threads");
+            assert_same(&vectors, &expected, &format!("first member, {what}"));
+            let evaluated = recording.synthesize(circuit.clone()).unwrap();
+            assert_same(&evaluated, &expected, &format!("its recording, {what}"));
+        }
+    }
+}
+
 #[test]
 fn a_tampered_branch_value_leaves_the_system_unsatisfied() {
     let circuit = SharedParts { seed: 9, parts: 4 };

@@ -91,7 +91,8 @@ pub(crate) trait KeepsValues<Scalar: PrimeField>:
         b: &LinearCombination<Scalar>,
         c: &LinearCombination<Scalar>,
     );
-    /// A branch of this system ([`ConstraintSystem::branch`], which both give as themselves).
+    /// A branch of this system (`None` where it does not branch, and the recorder it
+    /// accompanies does not either).
     fn branch_values(&self) -> Option<Self>;
     /// The memory it could not have, if it ran out.
     fn memory_error(&self) -> Option<Error> {

@@ -32,10 +32,7 @@ impl From<Fault> for Error {
             Fault::Unallocated(fault) => fault.into(),
             Fault::Limit(limit) => Error::Limit(limit),
             Fault::ExtendWithoutOne => Error::ExtendWithoutOne,
-            Fault::MisplacedBranch(at) => Error::MisplacedBranch {
-                inputs: at.inputs,
-                aux: at.aux,
-            },
+            Fault::MisplacedBranch(at) => at.into(),
             Fault::OutOfMemory { what, elements } => Error::OutOfMemory { what, elements },
         }
     }
@@ -313,7 +310,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
             aux: self.aux,
             matrices: Default::default(),
             dictionary: Dictionary::new(),
-            lcs: LcPool::new(1024),
+            lcs: self.lcs.like(),
             fault: None,
             companion: self.companion.branch()?,
             branched_at: Some(BranchPoint {
@@ -330,9 +327,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
     /// bits and checked against the column limit, so no index ever wraps into another
     /// variable.
     fn extend(&mut self, other: &Self) {
-        let at = other
-            .branched_at
-            .unwrap_or(BranchPoint { inputs: 1, aux: 0 });
+        let at = other.branched_at.unwrap_or(BranchPoint::FROM_NEW);
         if other.branched_at.is_some() && !at.within(self.inputs, self.aux) {
             self.note(Fault::MisplacedBranch(at));
             return;
@@ -432,13 +427,11 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
 
 #[cfg(test)]
 mod tests {
-    use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+    use bellpepper_core::ConstraintSystem;
     use blstrs::Scalar as Fr;
     use ff::Field;
 
     use super::Recorder;
-    use crate::branches::{spread, Spread};
-    use crate::precompiled::Recording;
     use crate::Error;
 
     fn with_one() -> Recorder<Fr> {
@@ -476,65 +469,5 @@ mod tests {
             recorded,
             Err(Error::MisplacedBranch { inputs: 1, aux: 1 })
         ));
-    }
-
-    /// Two shared variables, then parts that each allocate an input and an aux variable and
-    /// constrain them against the shared ones.
-    #[derive(Clone)]
-    struct Parts(usize);
-
-    impl Circuit<Fr> for Parts {
-        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-            let x = cs.alloc(|| "x", || Ok(Fr::from(3)))?;
-            let y = cs.alloc_input(|| "y", || Ok(Fr::from(5)))?;
-            let part = |cs: &mut CS::Root, i: usize| {
-                let k = Fr::from(i as u64 + 2);
-                let z = cs.alloc_input(|| "z", || Ok(Fr::from(15) * k))?;
-                let w = cs.alloc(|| "w", || Ok(Fr::from(9) * k))?;
-                cs.enforce(
-                    || "x * (k y) = z",
-                    |lc| lc + x,
-                    |lc| lc + (k, y),
-                    |lc| lc + z,
-                );
-                cs.enforce(
-                    || "x * (k x) = w",
-                    |lc| lc + x,
-                    |lc| lc + (k, x),
-                    |lc| lc + w,
-                );
-                Ok(())
-            };
-            match spread(cs, (0..self.0).collect(), |cs, _, i| part(cs, i))? {
-                Spread::Done => Ok(()),
-                Spread::Here(parts) => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
-            }
-        }
-    }
-
-    fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(work)
-    }
-
-    /// The drop-ins' first member: recorded while synthesized directly, in branches.
-    #[test]
-    fn recording_while_synthesizing_spreads_as_either_alone() {
-        let sequential = on_threads(1, || crate::synthesize(Parts(5)).unwrap());
-        for threads in [2, 3] {
-            let (recording, vectors) = on_threads(threads, || {
-                Recording::record_and_synthesize(Parts(5)).unwrap()
-            });
-            assert_eq!(vectors, sequential, "{threads} threads");
-            let recording = recording.unwrap();
-            assert_eq!(recording.synthesize(Parts(5)).unwrap(), sequential);
-        }
-        assert_eq!(sequential.b_input_density.get_total_density(), 1, "y, in B");
-        assert_eq!(sequential.a_aux_density.get_total_density(), 1, "x, in A");
-        assert_eq!(sequential.input_assignment[2], Fr::from(30));
-        assert_ne!(sequential.c[6], Fr::ZERO);
     }
 }
