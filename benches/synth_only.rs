@@ -185,8 +185,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 /// Witness and evaluation time per constraint, measured apart, for one circuit of a
-/// recorded variant (on one thread for the one-thread path, the evaluation on all threads
-/// for the proving loop).
+/// recorded variant, on the variant's threads.
 fn precompiled_split(
     workload: &Workload,
     variant: &Variant,
@@ -195,8 +194,8 @@ fn precompiled_split(
     let recording = &precompiled.recording;
     let n = recording.shape().constraints as f64;
     let (recycled, native) = match variant.path {
-        Path::OneThread { recycled, native } => (recycled, native),
-        Path::Spread { recycled } | Path::PerThread { recycled } => (recycled, true),
+        Path::Recorded { recycled, native } => (recycled, native),
+        Path::PerThread { recycled } => (recycled, true),
         Path::Direct | Path::DropIn { .. } => unreachable!("only recorded paths are split"),
     };
     let mut guard = precompiled.buffers.borrow_mut();

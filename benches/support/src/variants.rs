@@ -49,18 +49,13 @@ pub struct Variant {
 pub enum Path {
     /// Direct synthesis into a `ProvingAssignment`.
     Direct,
-    /// One circuit through a recording (witness, then evaluation), on a one-thread pool.
-    OneThread {
+    /// One circuit through a recording: the witness (on one thread: a witness generator does
+    /// not branch), then the evaluation (by rows, on the variant's threads).
+    Recorded {
         /// Whether the buffers of the previous proof are reused.
         recycled: bool,
         /// Whether the witness takes the native SHA-256 path.
         native: bool,
-    },
-    /// One circuit through a recording on every thread of the pool: the witness spread by
-    /// challenge, the evaluation by rows.
-    Spread {
-        /// Whether the buffers of the previous proof are reused.
-        recycled: bool,
     },
     /// A proving loop: one circuit per rayon thread, in parallel, each through the
     /// recording into its own buffers.
@@ -83,10 +78,7 @@ pub enum Path {
 impl Path {
     /// Whether the variant needs a recording made up front.
     pub fn records(self) -> bool {
-        matches!(
-            self,
-            Path::OneThread { .. } | Path::Spread { .. } | Path::PerThread { .. }
-        )
+        matches!(self, Path::Recorded { .. } | Path::PerThread { .. })
     }
 }
 
@@ -118,7 +110,7 @@ impl Variant {
     /// Circuits one run synthesizes (so figures are per constraint synthesized).
     pub fn batch(&self) -> usize {
         match self.path {
-            Path::Direct | Path::OneThread { .. } | Path::Spread { .. } => 1,
+            Path::Direct | Path::Recorded { .. } => 1,
             Path::PerThread { .. } => rayon::current_num_threads(),
             Path::DropIn { .. } => 2,
         }
@@ -171,7 +163,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         gadgets: GadgetSet::Synthpool,
         path,
         lanes: true,
-        one_thread: matches!(path, Path::OneThread { .. }),
+        one_thread: matches!(path, Path::Recorded { .. }),
         parallel_appends: true,
     }
 }
@@ -289,7 +281,7 @@ pub const VARIANTS: [Variant; 25] = [
     precompiled(
         "pce-1t",
         "pre-compiled: native witness + evaluation, one thread, fresh buffers",
-        Path::OneThread {
+        Path::Recorded {
             recycled: false,
             native: true,
         },
@@ -297,7 +289,7 @@ pub const VARIANTS: [Variant; 25] = [
     precompiled(
         "pce-reuse-1t",
         "pre-compiled, one thread, buffers recycled from the previous proof",
-        Path::OneThread {
+        Path::Recorded {
             recycled: true,
             native: true,
         },
@@ -307,7 +299,7 @@ pub const VARIANTS: [Variant; 25] = [
         ..precompiled(
             "pce-scalar-1t",
             "as pce-reuse-1t, every product scalar: the eight-lane (AVX-512 IFMA) path off",
-            Path::OneThread {
+            Path::Recorded {
                 recycled: true,
                 native: true,
             },
@@ -316,7 +308,7 @@ pub const VARIANTS: [Variant; 25] = [
     precompiled(
         "pce-gadget-witness-1t",
         "as pce-reuse-1t, the witness through the gadgets' constraint paths (no native witness)",
-        Path::OneThread {
+        Path::Recorded {
             recycled: true,
             native: false,
         },
@@ -325,16 +317,22 @@ pub const VARIANTS: [Variant; 25] = [
         "pce-neptune-witness-1t",
         "as pce-reuse-1t, the witness through neptune's Poseidon gadget (SHA-256 native)",
         GadgetSet::NeptunePoseidon,
-        Path::OneThread {
+        Path::Recorded {
             recycled: true,
             native: true,
         },
     ),
-    precompiled(
-        "pce-spread",
-        "as pce-reuse-1t, on every thread: the witness by challenge, the evaluation by rows",
-        Path::Spread { recycled: true },
-    ),
+    Variant {
+        one_thread: false,
+        ..precompiled(
+            "pce-spread",
+            "as pce-reuse-1t, on every thread: the evaluation by rows (the witness on one)",
+            Path::Recorded {
+                recycled: true,
+                native: true,
+            },
+        )
+    },
     precompiled(
         "pce",
         "pre-compiled proving loop: one circuit per thread in parallel, fresh buffers",
@@ -405,7 +403,7 @@ pub const VARIANTS: [Variant; 25] = [
     ),
 ];
 
-/// The one-thread rayon pool the one-thread paths run on, made once (so counters can be
+/// The one-thread rayon pool the one-thread variants run on, made once (so counters can be
 /// opened on its thread before anything is measured).
 pub fn one_thread_pool() -> &'static rayon::ThreadPool {
     static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
@@ -669,9 +667,10 @@ impl Workload {
         }
     }
 
-    /// One run of `variant`, a pre-compiled or drop-in one: `buffers` holds one set per
-    /// rayon thread (the first serves the one-thread paths); `kept`, the storage the
-    /// drop-in keeps between batches with retention.
+    /// One run of `variant`, a pre-compiled or drop-in one, on the calling thread's pool (the
+    /// variant's threads are [`Variant::with_settings`]'s): `buffers` holds one set per rayon
+    /// thread (the first serves the one-circuit path); `kept`, the storage the drop-in keeps
+    /// between batches with retention.
     pub fn synthesize_precompiled(
         &self,
         recording: &Recording<Fr>,
@@ -682,14 +681,9 @@ impl Workload {
         let gadgets = variant.gadgets;
         match variant.path {
             Path::Direct => Ok(()),
-            Path::OneThread { recycled, native } => on_one_thread(|| {
+            Path::Recorded { recycled, native } => {
                 let buffers = &mut buffers[0];
                 let witness = self.witness(recording, buffers, gadgets, (recycled, native))?;
-                Self::evaluate(recording, buffers, witness, recycled)
-            }),
-            Path::Spread { recycled } => {
-                let buffers = &mut buffers[0];
-                let witness = self.witness(recording, buffers, gadgets, (recycled, true))?;
                 Self::evaluate(recording, buffers, witness, recycled)
             }
             Path::PerThread { recycled } => buffers.par_iter_mut().try_for_each(|buffers| {
