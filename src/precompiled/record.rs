@@ -3,6 +3,7 @@
 
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use ff::PrimeField;
+use rayon::prelude::*;
 
 use super::companion::{Companion, StructureOnly};
 use super::dictionary::Dictionary;
@@ -390,13 +391,6 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
                 return Err(Fault::Limit(Limit::Nonzeros { side }));
             }
         }
-        // Check every column before changing anything, so a refused extension leaves the
-        // matrices of equal height.
-        for theirs in &other.matrices {
-            for &col in &theirs.columns {
-                remap(col)?;
-            }
-        }
         // Room for all of it, fallibly, before anything is appended.
         for (mine, theirs) in self.matrices.iter_mut().zip(&other.matrices) {
             room(&mut mine.columns, theirs.columns.len(), "recorded terms")?;
@@ -411,15 +405,35 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
                 "recorded rows",
             )?;
         }
-        for (mine, theirs) in self.matrices.iter_mut().zip(&other.matrices) {
-            let base = mine.columns.len() as u32;
-            for &col in &theirs.columns {
-                mine.columns.push(remap(col)?);
+        // The three matrices at once, each column remapped as it is appended (the merge
+        // is serial between a partition's parts); a column that cannot be named undoes all
+        // three, so a refused extension leaves the matrices as they were, of equal height.
+        let before = self
+            .matrices
+            .each_ref()
+            .map(|m| (m.columns.len(), m.coeff_ids.len(), m.row_starts.len()));
+        let appended: Vec<Result<(), Fault>> = self.matrices[..]
+            .par_iter_mut()
+            .zip(&other.matrices[..])
+            .map(|(mine, theirs)| {
+                let base = mine.columns.len() as u32;
+                for &col in &theirs.columns {
+                    mine.columns.push(remap(col)?);
+                }
+                mine.coeff_ids
+                    .extend(theirs.coeff_ids.iter().map(|&id| ids[id as usize]));
+                mine.row_starts
+                    .extend(theirs.row_starts[1..].iter().map(|&start| base + start));
+                Ok(())
+            })
+            .collect();
+        if let Some(fault) = appended.into_iter().find_map(Result::err) {
+            for (mine, (columns, ids, starts)) in self.matrices.iter_mut().zip(before) {
+                mine.columns.truncate(columns);
+                mine.coeff_ids.truncate(ids);
+                mine.row_starts.truncate(starts);
             }
-            mine.coeff_ids
-                .extend(theirs.coeff_ids.iter().map(|&id| ids[id as usize]));
-            mine.row_starts
-                .extend(theirs.row_starts[1..].iter().map(|&start| base + start));
+            return Err(fault);
         }
         Ok(())
     }
