@@ -184,19 +184,31 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
             inputs: at.inputs.min(branch.input_assignment.len()),
             aux: at.aux,
         };
-        let rows = branch.a.len();
-        for vector in [&mut self.a, &mut self.b, &mut self.c] {
-            reserve(vector, rows, "constraint values")?;
+        let parallel = parallel_appends();
+        let mut copies = [
+            (&mut self.a, &branch.a[..], "constraint values"),
+            (&mut self.b, &branch.b[..], "constraint values"),
+            (&mut self.c, &branch.c[..], "constraint values"),
+            (
+                &mut self.aux_assignment,
+                &branch.aux_assignment[at.aux..],
+                "aux values",
+            ),
+        ];
+        // Every allocation first, so that running out of memory changes nothing.
+        let mut grown = Vec::with_capacity(copies.len());
+        for (mine, theirs, what) in copies.iter_mut() {
+            grown.push(if parallel {
+                larger_buffer(mine, theirs.len(), what)?
+            } else {
+                reserve(mine, theirs.len(), what)?;
+                None
+            });
         }
         reserve(
             &mut self.input_assignment,
             branch.input_assignment.len() - at.inputs,
             "input values",
-        )?;
-        reserve(
-            &mut self.aux_assignment,
-            branch.aux_assignment.len() - at.aux,
-            "aux values",
         )?;
         reserve_density(
             &mut self.b_input_density,
@@ -212,20 +224,22 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
         )?;
         self.input_assignment
             .extend_from_slice(&branch.input_assignment[at.inputs..]);
-        // The four copies (each a branch's whole share of the partition, faulting in the
-        // pages they land on) at once, where the bench measured that faster.
-        let copies = vec![
-            (&mut self.a, &branch.a[..]),
-            (&mut self.b, &branch.b[..]),
-            (&mut self.c, &branch.c[..]),
-            (&mut self.aux_assignment, &branch.aux_assignment[at.aux..]),
-        ];
-        if parallel_appends() {
+        if parallel {
+            // The four vectors at once, each copied by all the pool's threads, its pages
+            // faulted in by them: a branch's share of a partition, and where a vector must
+            // grow, its own values too, which the allocator would copy on one thread.
             copies
                 .into_par_iter()
-                .for_each(|(mine, theirs)| mine.extend_from_slice(theirs));
+                .zip(grown)
+                .for_each(|((mine, theirs, _), larger)| {
+                    if let Some(mut larger) = larger {
+                        larger.par_extend(mine.par_iter().cloned());
+                        *mine = larger;
+                    }
+                    mine.par_extend(theirs.par_iter().cloned());
+                });
         } else {
-            for (mine, theirs) in copies {
+            for (mine, theirs, _) in copies {
                 mine.extend_from_slice(theirs);
             }
         }
@@ -238,6 +252,27 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
         merge_density(&mut self.b_aux_density, &branch.b_aux_density, at.aux);
         Ok(())
     }
+}
+
+/// An empty buffer with room for `vector` and `additional` more (twice its capacity, or
+/// what they need, as `Vec` grows), or `None` when `vector` has the room already.
+fn larger_buffer<T>(
+    vector: &Vec<T>,
+    additional: usize,
+    what: &'static str,
+) -> Result<Option<Vec<T>>, Error> {
+    let needed = vector.len() + additional;
+    if needed <= vector.capacity() {
+        return Ok(None);
+    }
+    let mut larger = Vec::new();
+    larger
+        .try_reserve_exact(needed.max(2 * vector.capacity()))
+        .map_err(|_| Error::OutOfMemory {
+            what,
+            elements: additional as u64,
+        })?;
+    Ok(Some(larger))
 }
 
 /// The first `len` bits of `density`, with their count.

@@ -263,7 +263,7 @@ pub const VARIANTS: [Variant; 25] = [
         parallel_appends: false,
         ..direct(
             "default-serial-appends",
-            "as default, a branch's copies into its system one after another",
+            "as default, a branch's copies into its system one after another, the allocator growing it",
             true,
             EvalKernel::BitValues,
             false,
@@ -356,7 +356,7 @@ pub const VARIANTS: [Variant; 25] = [
         parallel_appends: false,
         ..precompiled(
             "dropin-cold-serial-appends",
-            "as dropin-cold, a branch's copies into its system one after another",
+            "as dropin-cold, a branch's copies into its system one after another, the allocator growing it",
             Path::DropIn {
                 warm: false,
                 retained: false,
