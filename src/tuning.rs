@@ -67,9 +67,8 @@ pub fn set_lanes(on: bool) {
 
 /// Turns the parallel copies of a branch appended to its system ([`crate::branches`]) off
 /// or back on, for the whole process. On by default: the copies run at once, each on all
-/// the pool's threads, and a vector that must grow is copied into its larger buffer by
-/// them too; off, the copies run one after another and the allocator grows each vector,
-/// with the same results.
+/// the pool's threads; off, one after another, with the same results. Either way the
+/// allocator grows each vector first.
 pub fn set_parallel_appends(on: bool) {
     crate::branches::set_parallel_appends(on);
 }

@@ -184,7 +184,6 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
             inputs: at.inputs.min(branch.input_assignment.len()),
             aux: at.aux,
         };
-        let parallel = parallel_appends();
         let mut copies = [
             (&mut self.a, &branch.a[..], "constraint values"),
             (&mut self.b, &branch.b[..], "constraint values"),
@@ -195,15 +194,12 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
                 "aux values",
             ),
         ];
-        // Every allocation first, so that running out of memory changes nothing.
-        let mut grown = Vec::with_capacity(copies.len());
+        // Every allocation first, so that running out of memory changes nothing. The
+        // allocator grows each vector: the C library's moves a large one's pages without
+        // copying them, and a new buffer filled by the pool's threads instead measured
+        // slower under it (docs/performance.md).
         for (mine, theirs, what) in copies.iter_mut() {
-            grown.push(if parallel {
-                larger_buffer(mine, theirs.len(), what)?
-            } else {
-                reserve(mine, theirs.len(), what)?;
-                None
-            });
+            reserve(mine, theirs.len(), what)?;
         }
         reserve(
             &mut self.input_assignment,
@@ -224,20 +220,13 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
         )?;
         self.input_assignment
             .extend_from_slice(&branch.input_assignment[at.inputs..]);
-        if parallel {
-            // The four vectors at once, each copied by all the pool's threads, its pages
-            // faulted in by them: a branch's share of a partition, and where a vector must
-            // grow, its own values too, which the allocator would copy on one thread.
+        if parallel_appends() {
+            // The four copies at once, each by all the pool's threads (rayon's `par_extend`
+            // writes in place): a branch's share of a partition, its pages faulted in by
+            // every thread.
             copies
                 .into_par_iter()
-                .zip(grown)
-                .for_each(|((mine, theirs, _), larger)| {
-                    if let Some(mut larger) = larger {
-                        larger.par_extend(mine.par_iter().cloned());
-                        *mine = larger;
-                    }
-                    mine.par_extend(theirs.par_iter().cloned());
-                });
+                .for_each(|(mine, theirs, _)| mine.par_extend(theirs.par_iter().cloned()));
         } else {
             for (mine, theirs, _) in copies {
                 mine.extend_from_slice(theirs);
@@ -252,27 +241,6 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
         merge_density(&mut self.b_aux_density, &branch.b_aux_density, at.aux);
         Ok(())
     }
-}
-
-/// An empty buffer with room for `vector` and `additional` more (twice its capacity, or
-/// what they need, as `Vec` grows), or `None` when `vector` has the room already.
-fn larger_buffer<T>(
-    vector: &Vec<T>,
-    additional: usize,
-    what: &'static str,
-) -> Result<Option<Vec<T>>, Error> {
-    let needed = vector.len() + additional;
-    if needed <= vector.capacity() {
-        return Ok(None);
-    }
-    let mut larger = Vec::new();
-    larger
-        .try_reserve_exact(needed.max(2 * vector.capacity()))
-        .map_err(|_| Error::OutOfMemory {
-            what,
-            elements: additional as u64,
-        })?;
-    Ok(Some(larger))
 }
 
 /// The first `len` bits of `density`, with their count.

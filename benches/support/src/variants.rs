@@ -263,7 +263,7 @@ pub const VARIANTS: [Variant; 25] = [
         parallel_appends: false,
         ..direct(
             "default-serial-appends",
-            "as default, a branch's copies into its system one after another, the allocator growing it",
+            "as default, a branch's copies into its system one after another",
             true,
             EvalKernel::BitValues,
             false,
@@ -356,7 +356,7 @@ pub const VARIANTS: [Variant; 25] = [
         parallel_appends: false,
         ..precompiled(
             "dropin-cold-serial-appends",
-            "as dropin-cold, a branch's copies into its system one after another, the allocator growing it",
+            "as dropin-cold, a branch's copies into its system one after another",
             Path::DropIn {
                 warm: false,
                 retained: false,
