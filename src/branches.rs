@@ -15,8 +15,10 @@
 //! What a branch costs: a copy of the values so far (few, when taken after a partition's
 //! shared variables), fresh memory for what it adds, and one copy of that into the system.
 //! Against direct synthesis and recording (hundreds of nanoseconds per constraint) that is
-//! small; against a native witness (a few) it is not, so a witness generator does not branch
-//! and its parts run one after another (docs/performance.md has the measurements).
+//! small; against a native witness (a few) it is not. So a recording notes where each
+//! appended branch's aux variables landed, and the witness generated from it hands each
+//! part's branch that range of the system's own vector to write in place, with nothing to
+//! copy (`precompiled/spread_witness.rs`; docs/performance.md has the measurements).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

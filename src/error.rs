@@ -289,6 +289,17 @@ pub enum Error {
         /// The witness's count.
         found: usize,
     },
+    /// A part of a circuit spread over threads ([`crate::branches::spread`]) did not fit
+    /// where the recording placed it when the witness was generated: the circuit is not the
+    /// recorded one, or uses its branches otherwise than the recorded run did.
+    #[error(
+        "a part of the circuit spread over threads does not fit where the recording placed \
+         it ({problem}): it is not the recorded circuit"
+    )]
+    PartMisfit {
+        /// What did not fit.
+        problem: &'static str,
+    },
     /// Evaluating the recording against the witness breaks `A·w * B·w = C·w` in this row: the
     /// witness belongs to another circuit, or does not satisfy its own.
     #[error(

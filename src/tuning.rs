@@ -73,6 +73,14 @@ pub fn set_parallel_appends(on: bool) {
     crate::branches::set_parallel_appends(on);
 }
 
+/// Turns the witness of a recorded circuit's parts, each written on its own thread where the
+/// recording places it ([`crate::precompiled::Recording::witness`]), off or back on, for the
+/// whole process. On by default; off, the parts run one after another, with the same
+/// results.
+pub fn set_spread_witness(on: bool) {
+    crate::precompiled::spread_witness::set_enabled(on);
+}
+
 /// What a drop-in does with the first member of a structure it has not seen: records the
 /// circuit while synthesizing it directly, and checks that the recording reproduces those
 /// vectors. The bench times it as the first batch's cost.

@@ -20,6 +20,21 @@ use synthpool::{Error, ProvingAssignment};
 struct SharedParts {
     seed: u64,
     parts: usize,
+    /// The parts in reverse order: the same counts, other parts' sizes.
+    reversed: bool,
+    /// The parts in a loop, never spread.
+    in_a_loop: bool,
+}
+
+impl SharedParts {
+    fn new(seed: u64, parts: usize) -> Self {
+        SharedParts {
+            seed,
+            parts,
+            reversed: false,
+            in_a_loop: false,
+        }
+    }
 }
 
 impl Circuit<Fr> for SharedParts {
@@ -31,6 +46,7 @@ impl Circuit<Fr> for SharedParts {
         let mut shared = vec![(CS::one(), Fr::ONE)];
         shared.extend(top.lay_out_over(cs, &shared)?);
         let part = |cs: &mut CS::Root, i: usize| {
+            let i = if self.reversed { self.parts - 1 - i } else { i };
             let part = RandomCircuit {
                 seed: self.seed * 100 + i as u64,
                 steps: 40 + 13 * i,
@@ -38,10 +54,13 @@ impl Circuit<Fr> for SharedParts {
             part.lay_out_over(&mut cs.namespace(|| format!("part {i}")), &shared)
                 .map(drop)
         };
-        let parts = (0..self.parts).collect();
-        let parts = match spread(cs, parts, |cs, _, i| part(cs, i))? {
-            Spread::Done => return Ok(()),
-            Spread::Here(parts) => parts,
+        let parts: Vec<usize> = (0..self.parts).collect();
+        let parts = match self.in_a_loop {
+            true => parts,
+            false => match spread(cs, parts, |cs, _, i| part(cs, i))? {
+                Spread::Done => return Ok(()),
+                Spread::Here(parts) => parts,
+            },
         };
         for i in parts {
             part(cs.get_root(), i)?;
@@ -58,9 +77,10 @@ fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
         .install(work)
 }
 
-/// The recording's file up to the end of its matrices: the header, the dictionary and the
-/// three matrices, byte for byte (what follows is derived from them, with a check drawn at
-/// random per recording).
+/// The recording's header before its table of sections, then its first ten sections (the
+/// dictionary and the three matrices), byte for byte: what follows is where the parts
+/// landed (a recording made on one thread has none) and what is derived from the matrices,
+/// with a check drawn at random per recording.
 fn recorded_bytes(recording: &Recording<Fr>, name: &str) -> Vec<u8> {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("branches");
     std::fs::create_dir_all(&dir).unwrap();
@@ -75,15 +95,19 @@ fn recorded_bytes(recording: &Recording<Fr>, name: &str) -> Vec<u8> {
         u32_at(table) > 10,
         "the dictionary and 9 matrix sections come first"
     );
-    // The tenth section's offset and length: the last matrix's coefficient ids.
-    let tenth = table + 4 + 9 * 16;
-    bytes[..u64_at(tenth) + u64_at(tenth + 8)].to_vec()
+    let mut kept = bytes[..table].to_vec();
+    for section in 0..10 {
+        let entry = table + 4 + section * 16;
+        let (offset, len) = (u64_at(entry), u64_at(entry + 8));
+        kept.extend_from_slice(&bytes[offset..offset + len]);
+    }
+    kept
 }
 
 #[test]
 fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
     for seed in 1..6 {
-        let circuit = SharedParts { seed, parts: 5 };
+        let circuit = SharedParts::new(seed, 5);
         let expected = reference(circuit.clone());
         let (recording, witness) = on_threads(1, || {
             Recording::record_with_witness(circuit.clone()).unwrap()
@@ -106,6 +130,17 @@ fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
             );
             let evaluated = structure.evaluate(witness.clone()).unwrap();
             assert_same(&evaluated, &expected, &format!("recorded, {what}"));
+            // A recording made on threads knows where the parts put their values: the
+            // witness is written there on any number of threads.
+            for witness_threads in [1, 2, 3] {
+                let generated = on_threads(witness_threads, || {
+                    structure.witness(circuit.clone()).unwrap()
+                });
+                assert_eq!(
+                    generated, witness,
+                    "witness on {witness_threads} threads, recorded on {threads}"
+                );
+            }
             let (_, with) = on_threads(threads, || {
                 Recording::record_with_witness(circuit.clone()).unwrap()
             });
@@ -127,7 +162,7 @@ fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
 #[test]
 fn a_first_member_spreads_as_direct_synthesis_does() {
     for seed in 1..4 {
-        let circuit = SharedParts { seed, parts: 5 };
+        let circuit = SharedParts::new(seed, 5);
         let expected = reference(circuit.clone());
         for threads in [1, 2, 3] {
             let (recording, vectors) = on_threads(threads, || {
@@ -143,7 +178,7 @@ fn a_first_member_spreads_as_direct_synthesis_does() {
 
 #[test]
 fn a_tampered_branch_value_leaves_the_system_unsatisfied() {
-    let circuit = SharedParts { seed: 9, parts: 4 };
+    let circuit = SharedParts::new(9, 4);
     let recording = Recording::record(circuit.clone()).unwrap();
     let honest = on_threads(2, || recording.witness(circuit.clone()).unwrap());
     assert!(recording.evaluate(honest.clone()).is_ok());
@@ -208,4 +243,60 @@ fn a_sub_circuit_without_inputs_extends_as_before() {
     assert_eq!(vectors.aux_assignment, vec![Fr::from(2)]);
     assert_eq!(vectors.a, vec![Fr::from(2)]);
     assert_eq!(vectors.c, vec![Fr::from(4)]);
+}
+
+/// A recording made on threads, saved and opened again (read and mapped), still places the
+/// parts; a circuit that runs the same parts in a loop gets the same witness from it.
+#[test]
+fn a_saved_recording_places_the_parts_and_a_loop_passes_over_them() {
+    let circuit = SharedParts::new(4, 5);
+    let expected = reference(circuit.clone());
+    let witness = Recording::record_with_witness(circuit.clone()).unwrap().1;
+    let recording = on_threads(3, || Recording::record(circuit.clone()).unwrap());
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("branches");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("parts.rec");
+    recording.save(&path).unwrap();
+    let looped = SharedParts {
+        in_a_loop: true,
+        ..circuit.clone()
+    };
+    for (opened, how) in [
+        (Recording::load(&path).unwrap(), "loaded"),
+        (Recording::map(&path).unwrap(), "mapped"),
+    ] {
+        for c in [circuit.clone(), looped.clone()] {
+            let generated = on_threads(2, || opened.witness(c).unwrap());
+            assert_eq!(generated, witness, "{how}");
+        }
+        let vectors = on_threads(2, || opened.synthesize(circuit.clone()).unwrap());
+        assert_same(&vectors, &expected, how);
+    }
+}
+
+/// Another circuit with the recorded counts whose parts have other sizes: on threads its
+/// parts do not fit the recorded ranges, an error saying so; on one thread its witness
+/// is generated and evaluation finds it unsatisfied. Neither gives vectors.
+#[test]
+fn parts_of_other_sizes_do_not_fit_the_recorded_ranges() {
+    let circuit = SharedParts::new(6, 4);
+    let recording = on_threads(2, || Recording::record(circuit.clone()).unwrap());
+    let other = SharedParts {
+        reversed: true,
+        ..circuit
+    };
+    let shape = on_threads(1, || Recording::record(other.clone()).unwrap()).shape();
+    assert_eq!(shape, recording.shape(), "the same counts");
+    for threads in [2, 3] {
+        let refused = on_threads(threads, || recording.witness(other.clone()));
+        assert!(
+            matches!(refused, Err(Error::PartMisfit { .. })),
+            "{threads} threads: {refused:?}"
+        );
+    }
+    let witness = on_threads(1, || recording.witness(other.clone()).unwrap());
+    assert!(matches!(
+        recording.evaluate(witness),
+        Err(Error::Unsatisfied { .. })
+    ));
 }

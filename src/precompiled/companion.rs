@@ -156,8 +156,10 @@ impl<Scalar: PrimeField> KeepsValues<Scalar> for Witness<Scalar> {
         self.constraints += 1;
     }
 
-    /// A witness does not branch: its native paths generate it at a few nanoseconds per
-    /// constraint, less than a branch costs in fresh memory and copying (docs/performance.md).
+    /// A witness kept while recording does not branch: where the parts' values land is not
+    /// known yet, and its native paths generate it at a few nanoseconds per constraint, less
+    /// than a branch of its own costs in fresh memory and copying (docs/performance.md). A
+    /// witness generated from the finished recording spreads (`spread_witness.rs`).
     fn branch_values(&self) -> Option<Self> {
         None
     }

@@ -12,7 +12,9 @@
 //! - the sections, each at the offset the table gives (a multiple of 64, right after the
 //!   previous one's padding): the dictionary (repr bytes per entry); per matrix A, B, C its
 //!   row starts (u32 × rows+1), columns (u32 × nonzeros) and coefficient ids (u16 ×
-//!   nonzeros); then what evaluation derives from them, so no process derives it again:
+//!   nonzeros); where the parts the circuit spread over threads put their aux values
+//!   (u64 triples: the aux count where each was taken, its first aux index, its count);
+//!   then what evaluation derives from them, so no process derives it again:
 //!   the density bitmaps, each matrix's layout (block classes, runs of powers of two, rows
 //!   of general coefficients, wide rows), the rows that state a value with their folded
 //!   check, and the stretches of field rows (see each part's `write_sections`);
@@ -46,6 +48,7 @@ use super::density::Densities;
 use super::field_rows::FieldRows;
 use super::layout::MatrixLayout;
 use super::matrix::{check_counts, validate_dictionary, Matrix};
+use super::parts::Parts;
 use super::sections::{padding, Copied, SectionReader, SectionWriter, Sections, Source, ALIGN};
 use super::Recording;
 use crate::vectors::reserve;
@@ -53,7 +56,7 @@ use crate::{Error, FileProblem};
 
 const MAGIC: &[u8; 8] = b"SYNTHPCE";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 const DIGEST_LEN: u64 = 32;
 /// Bytes of the key that names what a file was recorded for.
 pub(crate) const KEY_LEN: usize = 32;
@@ -234,6 +237,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             out.words(&matrix.columns)?;
             out.words(&matrix.coeff_ids)?;
         }
+        self.parts.write_sections(out)?;
         self.densities.write_sections(out)?;
         for layout in &self.layouts {
             layout.write_sections(out)?;
@@ -325,11 +329,17 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         };
         let mut sections = SectionReader::new(source, path, header.table.clone());
         let (dictionary, matrices) = read_matrices(&mut sections, &header)?;
+        let parts = Parts::read_sections(&mut sections, header.aux)?;
         sections.skip_rest();
         sections.finish()?;
-        Recording::checked(header.inputs, header.aux, matrices, dictionary, |message| {
-            Error::file(path, FileProblem::Corrupt(message))
-        })
+        Recording::checked(
+            header.inputs,
+            header.aux,
+            matrices,
+            dictionary,
+            parts,
+            |message| Error::file(path, FileProblem::Corrupt(message)),
+        )
     }
 
     /// Opens a recording written by [`Self::save`] for this field, under any key, in place:
@@ -376,6 +386,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             header.table.clone(),
         );
         let (dictionary, matrices) = read_matrices(&mut sections, &header)?;
+        let parts = Parts::read_sections(&mut sections, header.aux)?;
         let derived = Derived {
             densities: Densities::read_sections(&mut sections, header.inputs, header.aux)?,
             layouts: [
@@ -396,6 +407,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             densities: derived.densities,
             claims: derived.claims,
             field_rows: derived.field_rows,
+            parts,
             mapping: Some(mapping),
         })
     }

@@ -62,14 +62,18 @@ mod layout;
 mod mapping;
 mod matrix;
 mod output;
+mod parts;
 #[allow(unsafe_code)]
 mod plain;
 mod record;
 mod row_sets;
 mod runs;
 mod sections;
+pub(crate) mod spread_witness;
 mod sums;
 mod wide;
+#[allow(unsafe_code)]
+mod windows;
 mod witness;
 mod words;
 
@@ -92,6 +96,8 @@ use self::field_rows::FieldRows;
 use self::kinds::ValueKinds;
 use self::layout::MatrixLayout;
 use self::matrix::validate;
+use self::parts::Parts;
+use self::spread_witness::SpreadWitness;
 use crate::assignment::ProvingAssignment;
 use crate::protocol::lay_out_for_proving;
 use crate::shape::Shape;
@@ -115,6 +121,9 @@ pub struct Recording<Scalar: PrimeField> {
     claims: Claims<Scalar>,
     /// The stretches of constraints evaluated in the field a constraint at a time.
     field_rows: FieldRows,
+    /// Where the parts the circuit spread over threads put their aux values, for a witness
+    /// generated on threads as well.
+    parts: Parts,
     /// The file the arrays are read from in place, when opened by [`Recording::map`]:
     /// checked after every evaluation.
     #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
@@ -140,6 +149,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         aux: usize,
         matrices: [Matrix; 3],
         dictionary: Vec<Scalar>,
+        parts: Parts,
     ) -> Result<Self, Error> {
         // The derivations run on the pool's threads, each beside those it does not read: a
         // first member's recording waits on them, and one after another they were a fifth
@@ -184,6 +194,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             layouts,
             matrices,
             densities,
+            parts,
             #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
             mapping: None,
         })
@@ -218,17 +229,20 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         Ok(evaluate())
     }
 
-    /// Checks the invariants of [`Matrix`]'s module and builds the recording; what breaks
-    /// one is reported as `broken(message)`.
+    /// Checks the invariants of [`Matrix`]'s module and of the parts, and builds the
+    /// recording; what breaks one is reported as `broken(message)`.
     fn checked(
         inputs: usize,
         aux: usize,
         matrices: [Matrix; 3],
         dictionary: Vec<Scalar>,
+        parts: Parts,
         broken: impl FnOnce(String) -> Error,
     ) -> Result<Self, Error> {
-        validate(inputs, aux, &matrices, &dictionary).map_err(broken)?;
-        Self::from_validated(inputs, aux, matrices, dictionary)
+        validate(inputs, aux, &matrices, &dictionary)
+            .and_then(|()| parts.validate(aux))
+            .map_err(broken)?;
+        Self::from_validated(inputs, aux, matrices, dictionary, parts)
     }
 
     /// Records `circuit` (its witness values are not needed and not computed) as the prover
@@ -275,6 +289,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
                 recorded.aux,
                 recorded.matrices,
                 recorded.dictionary,
+                recorded.parts,
                 Error::InvalidRecording,
             )
         });
@@ -326,8 +341,12 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         buffers.clear();
         reserve(&mut buffers.inputs, self.inputs, "input values")?;
         reserve(&mut buffers.aux, self.aux, "aux values")?;
-        lay_out_for_proving(&mut buffers, circuit)?;
-        Ok(buffers)
+        let spread = spread_witness::enabled() && rayon::current_num_threads() > 1;
+        if self.parts.0.is_empty() || !spread {
+            lay_out_for_proving(&mut buffers, circuit)?;
+            return Ok(buffers);
+        }
+        SpreadWitness::generate(buffers, &self.parts.0, circuit)
     }
 
     /// Evaluates `witness` and returns the vectors the prover takes (the witness vectors

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::companion::{Companion, StructureOnly};
 use super::dictionary::Dictionary;
 use super::matrix::{column, to_positions, Matrix, MatrixBuilder, INPUT_FLAG};
+use super::parts::{Part, Parts};
 use crate::branches::BranchPoint;
 use crate::error::Unallocated;
 use crate::eval::is_dropped;
@@ -65,6 +66,9 @@ pub(super) struct Recorder<Scalar: PrimeField, V = StructureOnly> {
     companion: V,
     /// Where this recorder was branched from its system, if it is a branch.
     branched_at: Option<BranchPoint>,
+    /// The branches appended to this system, where their aux variables landed (a branch's
+    /// own branches are not kept: a witness generator's branches do not branch).
+    parts: Vec<Part>,
 }
 
 /// What a finished recorder hands over: counts, matrices, dictionary.
@@ -73,6 +77,7 @@ pub(crate) struct Recorded<Scalar> {
     pub(crate) aux: usize,
     pub(crate) matrices: [Matrix; 3],
     pub(crate) dictionary: Vec<Scalar>,
+    pub(crate) parts: Parts,
 }
 
 impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
@@ -101,6 +106,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
                     aux: self.aux,
                     matrices: matrices.map(Matrix::from),
                     dictionary: self.dictionary.values,
+                    parts: Parts(self.parts),
                 })
             }
         };
@@ -216,6 +222,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
             fault: None,
             companion: V::default(),
             branched_at: None,
+            parts: Vec::new(),
         }
     }
 
@@ -318,6 +325,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
                 inputs: self.inputs,
                 aux: self.aux,
             }),
+            parts: Vec::new(),
         })
     }
 
@@ -349,6 +357,16 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         if self.fault.is_none() {
             if let Err(fault) = self.append_remapped(other, at) {
                 self.note(fault);
+            }
+        }
+        if other.branched_at.is_some() && self.branched_at.is_none() && self.fault.is_none() {
+            match room(&mut self.parts, 1, "recorded parts") {
+                Ok(()) => self.parts.push(Part {
+                    point: at.aux,
+                    at: self.aux,
+                    len: other.aux - at.aux,
+                }),
+                Err(fault) => self.note(fault),
             }
         }
         self.companion.extend(&other.companion);

@@ -42,6 +42,8 @@ pub struct Variant {
     pub one_thread: bool,
     /// Whether a branch's copies into its system run at once.
     pub parallel_appends: bool,
+    /// Whether a recorded circuit's parts write their witness at once, in place.
+    pub spread_witness: bool,
 }
 
 /// How a variant synthesizes.
@@ -49,8 +51,8 @@ pub struct Variant {
 pub enum Path {
     /// Direct synthesis into a `ProvingAssignment`.
     Direct,
-    /// One circuit through a recording: the witness (on one thread: a witness generator does
-    /// not branch), then the evaluation (by rows, on the variant's threads).
+    /// One circuit through a recording: the witness (its parts at once where the recording
+    /// places them), then the evaluation (by rows), on the variant's threads.
     Recorded {
         /// Whether the buffers of the previous proof are reused.
         recycled: bool,
@@ -89,6 +91,7 @@ impl Variant {
     pub fn with_settings<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
         tuning::set_lanes(self.lanes);
         tuning::set_parallel_appends(self.parallel_appends);
+        tuning::set_spread_witness(self.spread_witness);
         let result = if self.one_thread {
             on_one_thread(work)
         } else {
@@ -96,6 +99,7 @@ impl Variant {
         };
         tuning::set_lanes(true);
         tuning::set_parallel_appends(true);
+        tuning::set_spread_witness(true);
         result
     }
 
@@ -149,6 +153,7 @@ const fn direct(
         lanes: true,
         one_thread: false,
         parallel_appends: true,
+        spread_witness: true,
     }
 }
 
@@ -165,6 +170,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         lanes: true,
         one_thread: matches!(path, Path::Recorded { .. }),
         parallel_appends: true,
+        spread_witness: true,
     }
 }
 
@@ -182,7 +188,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 25] = [
+pub const VARIANTS: [Variant; 26] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -326,7 +332,19 @@ pub const VARIANTS: [Variant; 25] = [
         one_thread: false,
         ..precompiled(
             "pce-spread",
-            "as pce-reuse-1t, on every thread: the evaluation by rows (the witness on one)",
+            "as pce-reuse-1t, on every thread: the parts' witness in place, the evaluation by rows",
+            Path::Recorded {
+                recycled: true,
+                native: true,
+            },
+        )
+    },
+    Variant {
+        one_thread: false,
+        spread_witness: false,
+        ..precompiled(
+            "pce-spread-serial-witness",
+            "as pce-spread, the parts' witness one after another on one thread",
             Path::Recorded {
                 recycled: true,
                 native: true,
