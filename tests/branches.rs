@@ -300,3 +300,30 @@ fn parts_of_other_sizes_do_not_fit_the_recorded_ranges() {
         Err(Error::Unsatisfied { .. })
     ));
 }
+
+/// A file whose recorded parts overlap (digest resealed, as a hostile writer would) is
+/// refused whether read or mapped, naming the part.
+#[test]
+fn a_file_whose_parts_overlap_is_refused() {
+    let circuit = SharedParts::new(5, 3);
+    let recording = on_threads(2, || Recording::record(circuit).unwrap());
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("branches");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("overlapping-parts.rec");
+    recording.save(&path).unwrap();
+    // Triples of u64 (taken at, first aux index, count): the second part starts where the
+    // first does.
+    common::edit_section(&path, common::PARTS, |words| {
+        assert_eq!(words.len(), 2 * 24, "two parts besides the system's own");
+        let first_at: [u8; 8] = words[8..16].try_into().unwrap();
+        words[32..40].copy_from_slice(&first_at);
+    });
+    for opened in [Recording::<Fr>::load(&path), Recording::<Fr>::map(&path)] {
+        match opened {
+            Err(Error::File { problem, .. }) => {
+                assert!(problem.to_string().contains("part 1"), "{problem}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -581,7 +581,8 @@ pub fn edit_section(path: &std::path::Path, index: usize, edit: impl FnOnce(&mut
     std::fs::rename(&temporary, path).unwrap();
 }
 
-/// Sections of a recording file: matrix A's columns, and the words of the density of aux
-/// variables in A.
+/// Sections of a recording file: matrix A's columns, where the spread parts landed, and
+/// the words of the density of aux variables in A.
 pub const A_COLUMNS: usize = 2;
-pub const A_AUX_DENSITY: usize = 11;
+pub const PARTS: usize = 10;
+pub const A_AUX_DENSITY: usize = 12;
