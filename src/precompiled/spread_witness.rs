@@ -305,3 +305,90 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         self.aux.written()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::branches::{spread, Spread};
+    use crate::precompiled::Recording;
+    use blstrs::Scalar as Fr;
+
+    /// What a circuit does with the witness generator's branches.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Use {
+        /// Spreads its parts.
+        Spread,
+        /// Takes a branch, drops it unused, and runs the parts here.
+        DropBranch,
+        /// Takes a branch, never drops it, and runs the parts here.
+        LeakBranch,
+        /// Spreads its parts, which read their system's aux values.
+        ReadValues,
+    }
+
+    /// One shared variable, then three parts of 2, 3 and 4 aux variables and constraints.
+    struct ThreeParts(Use);
+
+    impl Circuit<Fr> for ThreeParts {
+        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+            let x = cs.alloc(|| "x", || Ok(Fr::from(3)))?;
+            let part = |cs: &mut CS::Root, i: usize| {
+                if self.0 == Use::ReadValues {
+                    let _ = cs.aux_slice();
+                }
+                for k in 0..i + 2 {
+                    let y = cs.alloc(|| "y", || Ok(Fr::from((10 * i + k) as u64)))?;
+                    cs.enforce(|| "", |lc| lc + x, |lc| lc + y, |lc| lc + y + y + y);
+                }
+                Ok(())
+            };
+            let parts = match self.0 {
+                Use::Spread | Use::ReadValues => {
+                    match spread(cs, vec![0, 1, 2], |cs, _, i| part(cs, i))? {
+                        Spread::Done => return Ok(()),
+                        Spread::Here(parts) => parts,
+                    }
+                }
+                Use::DropBranch => {
+                    drop(cs.get_root().branch());
+                    vec![0, 1, 2]
+                }
+                Use::LeakBranch => {
+                    std::mem::forget(cs.get_root().branch());
+                    vec![0, 1, 2]
+                }
+            };
+            for i in parts {
+                part(cs.get_root(), i)?;
+            }
+            Ok(())
+        }
+    }
+
+    fn on_two_threads<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+            .install(work)
+    }
+
+    #[test]
+    fn branches_dropped_unused_are_written_over_and_misused_ones_are_errors() {
+        let recording = on_two_threads(|| Recording::record(ThreeParts(Use::Spread)).unwrap());
+        assert_eq!(recording.parts.0.len(), 2, "two parts in branches");
+        let serial = recording.witness(ThreeParts(Use::Spread)).unwrap();
+        assert_eq!(serial.aux().len(), 10);
+        let spread = on_two_threads(|| recording.witness(ThreeParts(Use::Spread)).unwrap());
+        assert_eq!(spread, serial);
+        let dropped = on_two_threads(|| recording.witness(ThreeParts(Use::DropBranch)).unwrap());
+        assert_eq!(dropped, serial, "a dropped branch's range written here");
+        for misuse in [Use::LeakBranch, Use::ReadValues] {
+            let refused = on_two_threads(|| recording.witness(ThreeParts(misuse)));
+            assert!(
+                matches!(refused, Err(Error::PartMisfit { .. })),
+                "{refused:?}"
+            );
+        }
+    }
+}
