@@ -15,14 +15,17 @@
 #      workspace's bellperson (0.26 or 0.27), which synthesize through cached recordings;
 #      under `cuda-supraseal`, `circuit_proofs` hands them the parameters with the path of
 #      their `.params` file (`SuprasealParametersWithFile`), whose head has the verifying key;
-#   5. the four crates' Cargo.toml: a `synthpool` path dependency, with the `neptune-11`
+#   5. the five crates' Cargo.toml: a `synthpool` path dependency, with the `neptune-11`
 #      feature where Poseidon is hashed and the bellperson feature for storage-proofs-core
 #      (a dependency an earlier recipe added gains the features it lacks);
 #   6. storage-proofs-core's `cuda`, `cuda-supraseal` and `opencl` features (those it has)
 #      also turn on synthpool's, so the drop-in matches the prover the fork is built with;
 #   7. storage-proofs-porep/src/stacked/circuit/proof.rs: `StackedCircuit` synthesizes its
 #      challenges with `synthpool::branches::spread`, on every thread of the rayon pool where
-#      the constraint system can branch (synthpool's can; others run the loop as before).
+#      the constraint system can branch (synthpool's can; others run the loop as before);
+#   8. storage-proofs-post/src/fallback/circuit.rs: `FallbackPoStCircuit` synthesizes its
+#      chunks of sectors with `synthpool::branches::spread` likewise, the first chunk in the
+#      system itself (systems that cannot branch take upstream's systems from `new()`).
 #
 # Usage: scripts/patch-fork.sh DIR
 #
@@ -51,6 +54,7 @@ CORE_TOML=$FORK/storage-proofs-core/Cargo.toml
 HASHERS_TOML=$FORK/filecoin-hashers/Cargo.toml
 POREP_TOML=$FORK/storage-proofs-porep/Cargo.toml
 UPDATE_TOML=$FORK/storage-proofs-update/Cargo.toml
+POST_TOML=$FORK/storage-proofs-post/Cargo.toml
 HASHERS_SHA=$FORK/filecoin-hashers/src/sha256.rs
 POREP_LABEL=$FORK/storage-proofs-porep/src/stacked/circuit/create_label.rs
 HASHERS_POSEIDON=$FORK/filecoin-hashers/src/poseidon.rs
@@ -60,10 +64,11 @@ UPDATE_CIRCUIT=$FORK/storage-proofs-update/src/circuit.rs
 UPDATE_GADGETS=$FORK/storage-proofs-update/src/gadgets.rs
 CORE_PROOF=$FORK/storage-proofs-core/src/compound_proof.rs
 POREP_PROOF=$FORK/storage-proofs-porep/src/stacked/circuit/proof.rs
+POST_CIRCUIT=$FORK/storage-proofs-post/src/fallback/circuit.rs
 
 for file in "$ROOT_TOML" "$CORE_TOML" "$HASHERS_TOML" "$POREP_TOML" "$UPDATE_TOML" "$HASHERS_SHA" \
     "$POREP_LABEL" "$HASHERS_POSEIDON" "$POREP_HASH" "$UPDATE_POSEIDON" "$UPDATE_CIRCUIT" \
-    "$UPDATE_GADGETS" "$CORE_PROOF" "$POREP_PROOF"; do
+    "$UPDATE_GADGETS" "$CORE_PROOF" "$POREP_PROOF" "$POST_TOML" "$POST_CIRCUIT"; do
     [[ -f $file ]] || { echo "patch-fork: $file: not found (is $FORK a filecoin-proofs 19.x workspace?)" >&2; exit 1; }
 done
 
@@ -250,6 +255,38 @@ edit() {
             substr($text, $start, 0) = $block;
         }
 
+        # In `FallbackPoStCircuit::synthesize_extendable`: the chunks of sectors spread over
+        # branches, the systems from `new()` kept for systems that cannot branch.
+        sub spread_sectors {
+            return if index($text, "synthpool::branches::spread(") >= 0;
+            my $import = "use rayon::prelude::{ParallelIterator, ParallelSlice};\n";
+            index($text, $import) >= 0
+                or die "patch-fork: $file: expected the import `$import` of FallbackPoStCircuit, not found\n";
+            $text =~ /^([ \t]*)let chunk_size = \(sectors\.len\(\) \/ num_chunks\)\.max\(1\);\n\s*let css = sectors\n\s*\.par_chunks\(chunk_size\)\n/m
+                or die "patch-fork: $file: expected `let css = sectors.par_chunks(chunk_size)` in FallbackPoStCircuit, not found\n";
+            my ($start, $end, $i) = ($-[0], $+[0], $1);
+            my $block = "${i}let chunk_size = (sectors.len() / num_chunks).max(1);\n"
+                . "${i}// synthpool: the chunks on every thread of the rayon pool where the constraint system\n"
+                . "${i}// can branch (the first in the system itself), bit-identical to the systems from\n"
+                . "${i}// `new()` below, which run where it cannot.\n"
+                . "${i}let sector_groups: Vec<_> = sectors.chunks(chunk_size).collect();\n"
+                . "${i}let sector_groups = match synthpool::branches::spread(cs, sector_groups, |cs, _, sector_group| {\n"
+                . "${i}    for (i, sector) in sector_group.iter().enumerate() {\n"
+                . "${i}        let mut cs = cs.namespace(|| format!(\"sector_{}\", i));\n"
+                . "${i}        sector.synthesize(&mut cs)?;\n"
+                . "${i}    }\n"
+                . "${i}    Ok(())\n"
+                . "${i}})? {\n"
+                . "${i}    synthpool::branches::Spread::Done => return Ok(()),\n"
+                . "${i}    synthpool::branches::Spread::Here(sector_groups) => sector_groups,\n"
+                . "${i}};\n"
+                . "${i}let css = sector_groups\n"
+                . "${i}    .into_par_iter()\n";
+            substr($text, $start, $end - $start) = $block;
+            my $at = index($text, $import);
+            substr($text, $at, length($import)) = "use rayon::prelude::{IntoParallelIterator, ParallelIterator};\n";
+        }
+
         if ($kind eq "patch") {
             $text =~ /^\s*\[workspace\]/m
                 or die "patch-fork: $file: not a workspace manifest (no [workspace] table)\n";
@@ -275,8 +312,12 @@ edit() {
                 "use synthpool::sha256::sha256 as sha256_circuit;");
         } elsif ($kind eq "poseidon") {
             swap_poseidon();
+        } elsif ($kind eq "dependency") {
+            synthpool_dependency();
         } elsif ($kind eq "spread") {
             spread_challenges();
+        } elsif ($kind eq "spread-sectors") {
+            spread_sectors();
         } elsif ($kind eq "gpu-features") {
             gpu_features();
         } elsif ($kind eq "prover") {
@@ -317,6 +358,8 @@ EDITS=(
     "poseidon $UPDATE_GADGETS"
     "prover $CORE_PROOF"
     "spread $POREP_PROOF"
+    "dependency $POST_TOML"
+    "spread-sectors $POST_CIRCUIT"
 )
 
 for entry in "${EDITS[@]}"; do

@@ -29,6 +29,13 @@ use rayon::prelude::*;
 /// Whether a branch's copies into its system run at once ([`crate::tuning::set_parallel_appends`]).
 static SERIAL_APPENDS: AtomicBool = AtomicBool::new(false);
 
+/// Whether [`spread`] hands every part back ([`crate::tuning::set_branches`]).
+static NO_BRANCHES: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn set_branches(on: bool) {
+    NO_BRANCHES.store(!on, Ordering::Relaxed);
+}
+
 pub(crate) fn set_parallel_appends(on: bool) {
     SERIAL_APPENDS.store(!on, Ordering::Relaxed);
 }
@@ -95,7 +102,7 @@ where
     P: Send,
     F: Fn(&mut CS::Root, usize, P) -> Result<(), SynthesisError> + Sync,
 {
-    if parts.len() < 2 || rayon::current_num_threads() < 2 {
+    if parts.len() < 2 || rayon::current_num_threads() < 2 || NO_BRANCHES.load(Ordering::Relaxed) {
         return Ok(Spread::Here(parts));
     }
     let mut branches = Vec::with_capacity(parts.len() - 1);

@@ -73,6 +73,14 @@ pub fn set_parallel_appends(on: bool) {
     crate::branches::set_parallel_appends(on);
 }
 
+/// Turns [`crate::branches::spread`] off or back on, for the whole process. On by default;
+/// off, it hands every part back, and the circuit runs them as it does in a system that
+/// cannot branch (a PoRep partition's challenges in a loop, PoSt sectors in systems from
+/// `new()` on the pool's threads, appended), with the same results.
+pub fn set_branches(on: bool) {
+    crate::branches::set_branches(on);
+}
+
 /// Turns the witness of a recorded circuit's parts, each written on its own thread where the
 /// recording places it ([`crate::precompiled::Recording::witness`]), off or back on, for the
 /// whole process. On by default; off, the parts run one after another, with the same

@@ -1,5 +1,6 @@
 //! `scripts/patch-fork.sh` on the published sources of filecoin-hashers 14.1,
-//! storage-proofs-core 19.1, storage-proofs-porep 19.1 and storage-proofs-update 19.1, laid
+//! storage-proofs-core 19.1, storage-proofs-porep 19.1, storage-proofs-post 19.1 and
+//! storage-proofs-update 19.1, laid
 //! out as a filecoin-proofs checkout: it refuses a checkout it does not recognise without
 //! touching it, makes exactly the recipe's edits, changes nothing when run again, gives a
 //! dependency an earlier recipe added the features it lacks, and the patched crates compile
@@ -11,7 +12,8 @@
 //! encodes): each one's constraints and assignment equal to upstream's term for term (its
 //! digest against the one the tool's unpatched build printed, pinned), its pre-compiled
 //! vectors equal to its direct synthesis, which on the tool's two threads (a PoRep
-//! partition's challenges spread over them) equals one thread's, and so does a first
+//! partition's challenges, PoSt's chunks of sectors spread over them) equals one thread's,
+//! and so does a first
 //! member's recording pass; WindowPoSt and WinningPoSt are also proven by
 //! bellperson and by the drop-in, cold and warm, the proofs byte-compared and verified.
 //! storage-proofs-porep's own circuit tests then run on the patched crates.
@@ -24,10 +26,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const CRATES: [(&str, &str); 4] = [
+const CRATES: [(&str, &str); 5] = [
     ("filecoin-hashers", "14.1.0"),
     ("storage-proofs-core", "19.1.0"),
     ("storage-proofs-porep", "19.1.0"),
+    ("storage-proofs-post", "19.1.0"),
     ("storage-proofs-update", "19.1.0"),
 ];
 
@@ -203,6 +206,34 @@ const SPREAD_CHALLENGES: &str =
             synthpool::branches::Spread::Done => return Ok(()),
             synthpool::branches::Spread::Here(proofs) => proofs,
         };
+";
+
+/// FallbackPoStCircuit's import of rayon's traits and its chunks of sectors, as published.
+const POST_IMPORT: &str = "use rayon::prelude::{ParallelIterator, ParallelSlice};\n";
+const POST_CHUNKS: &str = "        let chunk_size = (sectors.len() / num_chunks).max(1);
+        let css = sectors
+            .par_chunks(chunk_size)
+";
+
+/// What the recipe makes of them: the chunks spread over the rayon pool's threads where the
+/// system can branch; systems from `new()`, in parallel, where it cannot.
+const SPREAD_SECTORS: &str = "        let chunk_size = (sectors.len() / num_chunks).max(1);
+        // synthpool: the chunks on every thread of the rayon pool where the constraint system
+        // can branch (the first in the system itself), bit-identical to the systems from
+        // `new()` below, which run where it cannot.
+        let sector_groups: Vec<_> = sectors.chunks(chunk_size).collect();
+        let sector_groups = match synthpool::branches::spread(cs, sector_groups, |cs, _, sector_group| {
+            for (i, sector) in sector_group.iter().enumerate() {
+                let mut cs = cs.namespace(|| format!(\"sector_{}\", i));
+                sector.synthesize(&mut cs)?;
+            }
+            Ok(())
+        })? {
+            synthpool::branches::Spread::Done => return Ok(()),
+            synthpool::branches::Spread::Here(sector_groups) => sector_groups,
+        };
+        let css = sector_groups
+            .into_par_iter()
 ";
 
 /// `before` with `old` (present exactly once) replaced by `new`.
@@ -391,6 +422,23 @@ fn applies_exactly_the_recipe(
             ),
         ),
         (
+            "storage-proofs-post/Cargo.toml",
+            text(&before, "storage-proofs-post/Cargo.toml")
+                + &format!("\n[dependencies.synthpool]\npath = \"{repo}\"\n"),
+        ),
+        (
+            "storage-proofs-post/src/fallback/circuit.rs",
+            replaced(
+                &replaced(
+                    &text(&before, "storage-proofs-post/src/fallback/circuit.rs"),
+                    POST_IMPORT,
+                    "use rayon::prelude::{IntoParallelIterator, ParallelIterator};\n",
+                ),
+                POST_CHUNKS,
+                SPREAD_SECTORS,
+            ),
+        ),
+        (
             "storage-proofs-core/src/compound_proof.rs",
             replaced(
                 &replaced(
@@ -528,6 +576,8 @@ fn compiles_on_our_core_alone(checkout: &Path) {
     let porep = [
         "-p",
         "storage-proofs-porep",
+        "-p",
+        "storage-proofs-post",
         "-p",
         "storage-proofs-update",
         "--no-default-features",
@@ -689,6 +739,7 @@ fn points_filecoin_ffi_at_the_checkout(checkout: &Path) {
         "filecoin-hashers",
         "storage-proofs-core",
         "storage-proofs-porep",
+        "storage-proofs-post",
         "storage-proofs-update",
     ];
     let section: String = crates

@@ -17,6 +17,7 @@ use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar as Fr;
 use ff::Field;
 use rayon::prelude::*;
+use synthpool::branches::{spread, Spread};
 
 use crate::circuits::GadgetSet;
 use crate::porep::SectorShape;
@@ -118,9 +119,11 @@ impl Sector {
 }
 
 impl Circuit<Fr> for PostPartition {
-    /// As storage-proofs-post's `FallbackPoStCircuit`: where the system is extensible (every
-    /// synthpool system is), the sectors in chunks, one per rayon thread, each into a system
-    /// of its own, appended in order; else one after another.
+    /// As storage-proofs-post's `FallbackPoStCircuit` under `patch-fork.sh`: where the system
+    /// is extensible (every synthpool system is), the sectors in chunks, one per rayon
+    /// thread, spread over branches (the first chunk in the system itself), or where it
+    /// cannot branch each into a system of its own, appended in order (upstream's way);
+    /// else one after another.
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         if !CS::is_extensible() {
             let mut cs = cs.namespace(|| "outer namespace");
@@ -131,9 +134,18 @@ impl Circuit<Fr> for PostPartition {
         }
         let chunk = (self.sectors.len() / rayon::current_num_threads()).max(1);
         let gadgets = self.gadgets;
-        let chunks = self
-            .sectors
-            .par_chunks(chunk)
+        let groups: Vec<&[Sector]> = self.sectors.chunks(chunk).collect();
+        let groups = match spread(cs, groups, |cs, _, sectors| {
+            for (i, sector) in sectors.iter().enumerate() {
+                sector.synthesize(&mut cs.namespace(|| format!("sector_{i}")), gadgets)?;
+            }
+            Ok(())
+        })? {
+            Spread::Done => return Ok(()),
+            Spread::Here(groups) => groups,
+        };
+        let chunks = groups
+            .into_par_iter()
             .map(|sectors| {
                 let mut cs = CS::new();
                 cs.alloc_input(|| "temp ONE", || Ok(Fr::ONE))?;

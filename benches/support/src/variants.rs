@@ -44,6 +44,8 @@ pub struct Variant {
     pub parallel_appends: bool,
     /// Whether a recorded circuit's parts write their witness at once, in place.
     pub spread_witness: bool,
+    /// Whether a circuit's parts are spread over branches.
+    pub branches: bool,
 }
 
 /// How a variant synthesizes.
@@ -92,6 +94,7 @@ impl Variant {
         tuning::set_lanes(self.lanes);
         tuning::set_parallel_appends(self.parallel_appends);
         tuning::set_spread_witness(self.spread_witness);
+        tuning::set_branches(self.branches);
         let result = if self.one_thread {
             on_one_thread(work)
         } else {
@@ -100,6 +103,7 @@ impl Variant {
         tuning::set_lanes(true);
         tuning::set_parallel_appends(true);
         tuning::set_spread_witness(true);
+        tuning::set_branches(true);
         result
     }
 
@@ -154,6 +158,7 @@ const fn direct(
         one_thread: false,
         parallel_appends: true,
         spread_witness: true,
+        branches: true,
     }
 }
 
@@ -171,6 +176,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         one_thread: matches!(path, Path::Recorded { .. }),
         parallel_appends: true,
         spread_witness: true,
+        branches: true,
     }
 }
 
@@ -188,7 +194,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 26] = [
+pub const VARIANTS: [Variant; 28] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -266,6 +272,17 @@ pub const VARIANTS: [Variant; 26] = [
         )
     },
     Variant {
+        branches: false,
+        ..direct(
+            "default-no-branches",
+            "as default, no branches: a PoRep partition's challenges in a loop, PoSt sectors in systems from new()",
+            true,
+            EvalKernel::BitValues,
+            false,
+            GadgetSet::Synthpool,
+        )
+    },
+    Variant {
         parallel_appends: false,
         ..direct(
             "default-serial-appends",
@@ -333,6 +350,18 @@ pub const VARIANTS: [Variant; 26] = [
         ..precompiled(
             "pce-spread",
             "as pce-reuse-1t, on every thread: the parts' witness in place, the evaluation by rows",
+            Path::Recorded {
+                recycled: true,
+                native: true,
+            },
+        )
+    },
+    Variant {
+        one_thread: false,
+        branches: false,
+        ..precompiled(
+            "pce-spread-no-branches",
+            "as pce-spread, no branches: the parts as the circuit runs them where a system cannot branch",
             Path::Recorded {
                 recycled: true,
                 native: true,
