@@ -2,9 +2,9 @@
 # Points a filecoin-ffi checkout (what curio and lotus build their prover from) at
 # synthpool: patches a rust-fil-proofs checkout of the matching filecoin-proofs release with
 # scripts/patch-fork.sh, then gives filecoin-ffi's Rust crate (rust/Cargo.toml, `filcrypto`)
-# a `[patch.crates-io]` that takes the filecoin-proofs crates from that checkout (the four
-# the recipe changes, and those of filecoin-proofs, fr32, sha2raw and storage-proofs-post it
-# has, which a rust-fil-proofs checkout names by path) and bellpepper-core from synthpool,
+# a `[patch.crates-io]` that takes the filecoin-proofs crates from that checkout (the five
+# the recipe changes, and those of filecoin-proofs, fr32 and sha2raw it has, which a
+# rust-fil-proofs checkout names by path) and bellpepper-core from synthpool,
 # for every crate of its graph (the fvm crates verify through the same filecoin-proofs-api
 # 19.1); updates
 # rust/Cargo.lock, so filecoin-ffi's `cargo build --locked` builds it; and removes
@@ -62,9 +62,9 @@ crate_version() {
     perl -ne 'if (/^\[package\]/) { $p = 1 } elsif (/^\[/) { $p = 0 } print $1 if $p && /^version\s*=\s*"([^"]+)"/' "$1"
 }
 RECIPE=(filecoin-hashers:14.1.0 storage-proofs-core:19.1.0 storage-proofs-porep:19.1.0
-    storage-proofs-update:19.1.0)
+    storage-proofs-post:19.1.0 storage-proofs-update:19.1.0)
 FAMILY=()
-for crate in "${RECIPE[@]}" filecoin-proofs:19.1.0 fr32:12.1.0 sha2raw:14.1.0 storage-proofs-post:19.1.0; do
+for crate in "${RECIPE[@]}" filecoin-proofs:19.1.0 fr32:12.1.0 sha2raw:14.1.0; do
     name=${crate%%:*}
     wanted=${crate##*:}
     toml=$FORK/$name/Cargo.toml

@@ -666,7 +666,7 @@ fn real_circuits_match_upstream(checkout: &Path) {
 
 /// storage-proofs-porep's own circuit tests (constraint counts and satisfaction of the
 /// stacked circuit, its gadgets') on the patched crates, without the default features,
-/// which link hwloc and OpenCL; the rest of the four crates' suites run by hand
+/// which link hwloc and OpenCL; the rest of the five crates' suites run by hand
 /// (docs/testing.md).
 fn upstreams_stacked_circuit_tests_pass(checkout: &Path) {
     let out = cargo(
