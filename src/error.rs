@@ -289,17 +289,15 @@ pub enum Error {
         /// The witness's count.
         found: usize,
     },
-    /// A part of a circuit spread over threads ([`crate::branches::spread`]) did not fit
-    /// where the recording placed it when the witness was generated: the circuit is not the
-    /// recorded one, or uses its branches otherwise than the recorded run did.
+    /// A circuit asked a witness generated from a recording for its aux values in one
+    /// slice (`aux_slice`) where the witness does not hold them in one: in a branch of a
+    /// part spread over threads ([`crate::branches::spread`]), or after a part did not fit
+    /// where the recording placed it.
     #[error(
-        "a part of the circuit spread over threads does not fit where the recording placed \
-         it ({problem}): it is not the recorded circuit"
+        "the circuit asked for its aux values in one slice {0}, where a witness spread over \
+         threads does not hold them in one"
     )]
-    PartMisfit {
-        /// What did not fit.
-        problem: &'static str,
-    },
+    ScatteredAux(&'static str),
     /// Evaluating the recording against the witness breaks `A·w * B·w = C·w` in this row: the
     /// witness belongs to another circuit, or does not satisfy its own.
     #[error(

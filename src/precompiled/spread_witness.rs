@@ -1,16 +1,18 @@
 //! The witness generator of a recording that knows where its circuit's parts put their
-//! values ([`Parts`]): every part [`crate::branches::spread`] runs in a branch gets the range
+//! values ([`Part`]): every part [`crate::branches::spread`] runs in a branch gets the range
 //! of the system's own aux vector that the part fills in the sequential run, so the parts'
 //! witnesses are written at once, in place, and nothing is copied after (a branch that wrote
 //! into a vector of its own and was copied in cost more than the part saved: the native
 //! witness paths take a few nanoseconds per constraint).
 //!
-//! What the recorded parts do not describe runs in the system, one after another, as
-//! [`Witness`] does: a spread where the recording has none, a branch of a branch, systems
-//! from `new()` appended with `extend`. What contradicts them (a part that allocates more or
-//! fewer aux variables than its range, a branch handed back out of order or to another
-//! system) is [`Error::PartMisfit`], never a value out of place: the ranges are enforced by
-//! [`Values`].
+//! The recorded parts are a placement, never a promise the witness depends on. What they do
+//! not describe runs in the system, one after another, as [`Witness`] does: a spread where
+//! the recording has none, a branch of a branch. What does not fit them (a part that
+//! allocates more or fewer aux variables than its range, a circuit that groups its parts
+//! otherwise on this machine, a branch appended out of order, a damaged file) takes a
+//! detour: from there the system keeps its values as written ranges and vectors of its own,
+//! in order, and copies them into one vector at the end. Either way the witness is the
+//! sequential run's; [`Values`] keeps every range to one writer.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,9 +23,10 @@ use bellpepper_core::{
 use ff::PrimeField;
 
 use super::parts::Part;
-use super::windows::{Refused, Values};
+use super::windows::{Refused, Values, Written};
 use super::witness::Witness;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
+use crate::vectors::reserve;
 use crate::Error;
 
 /// Whether a witness is generated one part after another even where the recording places
@@ -42,7 +45,7 @@ pub(crate) fn enabled() -> bool {
 /// A witness generator writing its aux values into one range of a shared vector.
 pub(crate) struct SpreadWitness<'r, Scalar: PrimeField> {
     inputs: Vec<Scalar>,
-    aux: Values<Scalar>,
+    aux: Sink<Scalar>,
     constraints: usize,
     /// The recorded parts (the root's; none for a branch or a system from `new()`).
     parts: &'r [Part],
@@ -50,26 +53,242 @@ pub(crate) struct SpreadWitness<'r, Scalar: PrimeField> {
     next_part: Cell<usize>,
     /// A branch's inputs before its own: those of its system when taken.
     inputs_at_branch: usize,
-    /// The first thing that did not fit.
-    fault: Option<Fault>,
-    /// Set when a branch was asked for its aux values, which it cannot give in order.
+    /// Set when values were asked for that cannot be given in one slice.
     misread: Cell<bool>,
-    /// Where values a range refused go, so a native path runs on to the error.
+}
+
+/// Where a system's aux values go: its range, or the detour once one did not fit.
+struct Sink<Scalar: Copy> {
+    range: Values<Scalar>,
+    /// The index of the next value in the system's vector.
+    position: usize,
+    detour: Option<Detour<Scalar>>,
+    /// Why the witness cannot be had.
+    fault: Option<Fault>,
+    /// Where values go when memory ran out, so a native path runs on to the error.
     scratch: Vec<Scalar>,
 }
 
+/// A system's values, in order, once one did not fit its range: written ranges and vectors
+/// of its own; its next values go to `own`.
+struct Detour<Scalar: Copy> {
+    pieces: Vec<Piece<Scalar>>,
+    own: Vec<Scalar>,
+}
+
+#[derive(Clone)]
+enum Piece<Scalar: Copy> {
+    Written(Written<Scalar>),
+    Own(Vec<Scalar>),
+}
+
+impl<Scalar: Copy> Piece<Scalar> {
+    fn as_slice(&self) -> &[Scalar] {
+        match self {
+            Piece::Written(written) => written.as_slice(),
+            Piece::Own(values) => values,
+        }
+    }
+}
+
+impl<Scalar: Copy> Detour<Scalar> {
+    fn slices(&self) -> impl Iterator<Item = &[Scalar]> + Clone {
+        self.pieces
+            .iter()
+            .map(Piece::as_slice)
+            .chain(std::iter::once(&self.own[..]))
+    }
+
+    /// The values, in order, as pieces of their own (for another system to append).
+    fn to_pieces(&self) -> Vec<Piece<Scalar>> {
+        let mut pieces = self.pieces.clone();
+        pieces.push(Piece::Own(self.own.clone()));
+        pieces
+    }
+}
+
+/// Why a witness cannot be had, kept until the end (`extend` and the slices cannot return
+/// errors).
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    OutOfMemory(usize),
+    Misread,
+}
+
+impl From<Fault> for Error {
+    fn from(fault: Fault) -> Error {
+        match fault {
+            Fault::OutOfMemory(n) => Error::OutOfMemory {
+                what: "aux values",
+                elements: n as u64,
+            },
+            Fault::Misread => {
+                Error::ScatteredAux("in a branch, or after a part left its recorded place")
+            }
+        }
+    }
+}
+
+fn out_of_memory() -> SynthesisError {
+    SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into())
+}
+
+impl<Scalar: PrimeField> Sink<Scalar> {
+    fn new(range: Values<Scalar>) -> Self {
+        Sink {
+            position: range.position(),
+            range,
+            detour: None,
+            fault: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// From here on, the values are kept as pieces: what was written in the range so far,
+    /// closed, then values of this system's own.
+    #[cold]
+    fn take_detour(&mut self) -> &mut Detour<Scalar> {
+        let range = &self.range;
+        self.detour.get_or_insert_with(|| Detour {
+            pieces: vec![Piece::Written(range.close())],
+            own: Vec::new(),
+        })
+    }
+
+    /// Appends `value`, in the range or on the detour.
+    #[inline]
+    fn push(&mut self, value: Scalar) -> Result<(), SynthesisError> {
+        let detour = match &mut self.detour {
+            Some(detour) => detour,
+            None => match self.range.push(value) {
+                Ok(()) => {
+                    self.position += 1;
+                    return Ok(());
+                }
+                Err(Refused::OutOfMemory) => {
+                    self.fault.get_or_insert(Fault::OutOfMemory(1));
+                    return Err(out_of_memory());
+                }
+                Err(_) => self.take_detour(),
+            },
+        };
+        if crate::vectors::room_for_one(&mut detour.own, "aux values").is_err() {
+            self.fault.get_or_insert(Fault::OutOfMemory(1));
+            return Err(out_of_memory());
+        }
+        detour.own.push(value);
+        self.position += 1;
+        Ok(())
+    }
+
+    /// Appends `n` zeros and returns them to be overwritten.
+    fn fill(&mut self, n: usize) -> &mut [Scalar] {
+        if self.detour.is_none() {
+            match self.range.fill(n, Scalar::ZERO) {
+                Ok(()) => {
+                    self.position += n;
+                    return self.range.last_mut(n);
+                }
+                Err(Refused::OutOfMemory) => return self.scratch(n),
+                Err(_) => {
+                    self.take_detour();
+                }
+            }
+        }
+        let room = match &mut self.detour {
+            Some(detour) => reserve(&mut detour.own, n, "aux values").is_ok(),
+            None => false,
+        };
+        if !room {
+            return self.scratch(n);
+        }
+        let Some(detour) = &mut self.detour else {
+            unreachable!("taken above")
+        };
+        let start = detour.own.len();
+        detour.own.resize(start + n, Scalar::ZERO);
+        self.position += n;
+        &mut detour.own[start..]
+    }
+
+    /// Notes that `n` values found no memory and hands out a scratch for them.
+    #[cold]
+    fn scratch(&mut self, n: usize) -> &mut [Scalar] {
+        self.fault.get_or_insert(Fault::OutOfMemory(n));
+        self.scratch.clear();
+        self.scratch.resize(n, Scalar::ZERO);
+        &mut self.scratch
+    }
+
+    /// Copies `values` in, as they come.
+    fn copy(&mut self, values: &[Scalar]) {
+        self.fill(values.len()).copy_from_slice(values);
+    }
+
+    /// Appends a branch's values: in place when they are its range, full and next in order;
+    /// else as they lie, on the detour.
+    fn append_branch(&mut self, branch: &Sink<Scalar>) {
+        if self.detour.is_none()
+            && branch.detour.is_none()
+            && self.range.take_back(&branch.range).is_ok()
+        {
+            self.position = self.range.position();
+            return;
+        }
+        let theirs = match &branch.detour {
+            None => vec![Piece::Written(branch.range.close())],
+            Some(detour) => detour.to_pieces(),
+        };
+        let added: usize = theirs.iter().map(|piece| piece.as_slice().len()).sum();
+        let detour = self.take_detour();
+        if !detour.own.is_empty() {
+            let own = std::mem::take(&mut detour.own);
+            detour.pieces.push(Piece::Own(own));
+        }
+        detour.pieces.extend(theirs);
+        self.position += added;
+    }
+
+    /// The values as one vector: the range's own storage when nothing took the detour and no
+    /// branch is alive, else a copy.
+    fn into_vec(self) -> Result<Vec<Scalar>, Error> {
+        match &self.detour {
+            None => match self.range.into_vec() {
+                Ok(values) => Ok(values),
+                // A branch kept alive past the synthesis: the values are copied out.
+                Err(range) => joined(std::iter::once(range.written())),
+            },
+            Some(detour) => joined(detour.slices()),
+        }
+    }
+}
+
+/// The slices' values in one vector (reserved first: running out of memory is an error).
+fn joined<'s, Scalar: Copy + 's>(
+    slices: impl Iterator<Item = &'s [Scalar]> + Clone,
+) -> Result<Vec<Scalar>, Error> {
+    let mut values = Vec::new();
+    reserve(
+        &mut values,
+        slices.clone().map(<[Scalar]>::len).sum(),
+        "aux values",
+    )?;
+    for slice in slices {
+        values.extend_from_slice(slice);
+    }
+    Ok(values)
+}
+
 impl<'r, Scalar: PrimeField> SpreadWitness<'r, Scalar> {
-    fn with(inputs: Vec<Scalar>, aux: Values<Scalar>, parts: &'r [Part]) -> Self {
+    fn with(inputs: Vec<Scalar>, range: Values<Scalar>, parts: &'r [Part]) -> Self {
         SpreadWitness {
             inputs_at_branch: inputs.len(),
             inputs,
-            aux,
+            aux: Sink::new(range),
             constraints: 0,
             parts,
             next_part: Cell::new(0),
-            fault: None,
             misread: Cell::new(false),
-            scratch: Vec::new(),
         }
     }
 
@@ -82,71 +301,24 @@ impl<'r, Scalar: PrimeField> SpreadWitness<'r, Scalar> {
     ) -> Result<Witness<Scalar>, Error> {
         let mut cs = Self::with(buffers.inputs, Values::root(buffers.aux), parts);
         let outcome = lay_out_for_proving(&mut cs, circuit);
-        // What did not fit explains the circuit's error, if it has one.
+        // Running out of memory reaches the circuit as an I/O error; it is ours.
         let witness = cs.finish()?;
         outcome?;
         Ok(witness)
     }
 
     fn finish(self) -> Result<Witness<Scalar>, Error> {
-        if let Some(fault) = self.fault {
+        if let Some(fault) = self.aux.fault {
             return Err(fault.into());
         }
         if self.misread.get() {
-            return Err(Fault::Misfit(MISREAD).into());
+            return Err(Fault::Misread.into());
         }
-        let aux = self
-            .aux
-            .into_vec()
-            .map_err(|_| Error::from(Fault::Misfit("a branch outlived the synthesis")))?;
         Ok(Witness {
+            aux: self.aux.into_vec()?,
             inputs: self.inputs,
-            aux,
             constraints: self.constraints,
         })
-    }
-
-    /// Notes why `n` values were refused and returns the error the circuit is told.
-    #[cold]
-    fn refused(&mut self, refused: Refused, n: usize) -> SynthesisError {
-        let fault = *self.fault.get_or_insert(Fault::of(refused, n));
-        SynthesisError::IoError(std::io::Error::other(Error::from(fault).to_string()))
-    }
-}
-
-const MISREAD: &str = "a branch was asked for its aux values";
-
-/// What did not fit, kept until the end (`extend` and the slices cannot return errors).
-#[derive(Clone, Copy, Debug)]
-enum Fault {
-    OutOfMemory(usize),
-    Misfit(&'static str),
-}
-
-impl Fault {
-    fn of(refused: Refused, n: usize) -> Fault {
-        match refused {
-            Refused::OutOfMemory => Fault::OutOfMemory(n),
-            Refused::Full => Fault::Misfit("a part allocated more aux variables than its range"),
-            Refused::RangeOut => {
-                Fault::Misfit("the system reached a part's range while that part was running")
-            }
-            Refused::NotNext => {
-                Fault::Misfit("a branch was appended out of order, unfinished, or elsewhere")
-            }
-        }
-    }
-}
-
-impl From<Fault> for Error {
-    fn from(fault: Fault) -> Error {
-        match fault {
-            Fault::OutOfMemory(n) => Error::OutOfMemory {
-                what: "aux values",
-                elements: n as u64,
-            },
-            Fault::Misfit(problem) => Error::PartMisfit { problem },
-        }
     }
 }
 
@@ -176,12 +348,9 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        let value = f()?;
-        if let Err(refused) = self.aux.push(value) {
-            return Err(self.refused(refused, 1));
-        }
+        self.aux.push(f()?)?;
         // Where the value lies in the system's vector: its index in the sequential run.
-        Ok(Variable::new_unchecked(Index::Aux(self.aux.position() - 1)))
+        Ok(Variable::new_unchecked(Index::Aux(self.aux.position - 1)))
     }
 
     fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
@@ -191,7 +360,7 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         AR: Into<String>,
     {
         crate::vectors::room_for_one(&mut self.inputs, "input values")
-            .map_err(|_| SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into()))?;
+            .map_err(|_| out_of_memory())?;
         self.inputs.push(f()?);
         Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
     }
@@ -217,7 +386,10 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
     /// The next recorded part's range, when the system stands where that part was taken and
     /// the range is free; otherwise none, and the parts run here.
     fn branch(&self) -> Option<Self> {
-        let here = self.aux.position();
+        if self.aux.detour.is_some() {
+            return None;
+        }
+        let here = self.aux.position;
         let mut next = self.next_part.get();
         // Parts whose ranges this system wrote itself (their spread ran here).
         while self.parts.get(next).is_some_and(|part| part.at < here) {
@@ -225,36 +397,37 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         }
         self.next_part.set(next);
         let part = self.parts.get(next).filter(|part| part.point == here)?;
-        let range = self.aux.hand_out(part.at, part.len)?;
+        let range = self.aux.range.hand_out(part.at, part.len)?;
         self.next_part.set(next + 1);
         Some(Self::with(self.inputs.clone(), range, &[]))
     }
 
+    /// A branch is appended in place where it filled the range it was handed and comes next,
+    /// as it lies otherwise; a system from `new()` is copied in.
     fn extend(&mut self, other: &Self) {
         self.constraints += other.constraints;
-        if let Some(fault) = other.fault {
-            self.fault.get_or_insert(fault);
+        if let Some(fault) = other.aux.fault {
+            self.aux.fault.get_or_insert(fault);
         }
         if other.misread.get() {
-            self.fault.get_or_insert(Fault::Misfit(MISREAD));
+            self.misread.set(true);
         }
-        if other.aux.is_branch() {
-            // Refused unless it is this system's next range out, full.
-            if let Err(refused) = self.aux.take_back(&other.aux) {
-                self.refused(refused, 0);
-                return;
-            }
+        if other.aux.range.is_branch() {
             self.inputs.extend_from_slice(
                 other
                     .inputs
                     .get(other.inputs_at_branch..)
                     .unwrap_or_default(),
             );
-        } else {
-            // A sub-circuit from `new()`: its input 0 stands for the constant one, ours.
-            self.inputs
-                .extend_from_slice(other.inputs.get(1..).unwrap_or_default());
-            self.extend_aux(other.aux.written());
+            self.aux.append_branch(&other.aux);
+            return;
+        }
+        // A sub-circuit from `new()`: its input 0 stands for the constant one, ours.
+        self.inputs
+            .extend_from_slice(other.inputs.get(1..).unwrap_or_default());
+        match &other.aux.detour {
+            None => self.aux.copy(other.aux.range.written()),
+            Some(detour) => detour.slices().for_each(|values| self.aux.copy(values)),
         }
     }
 
@@ -267,21 +440,14 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
     }
 
     fn extend_aux(&mut self, new_aux: &[Scalar]) {
-        self.allocate_empty_aux(new_aux.len())
-            .copy_from_slice(new_aux);
+        self.aux.copy(new_aux);
     }
 
     fn allocate_empty(&mut self, aux_n: usize, inputs_n: usize) -> (&mut [Scalar], &mut [Scalar]) {
-        let aux = match self.aux.fill(aux_n, Scalar::ZERO) {
-            Ok(slots) => slots,
-            Err(refused) => {
-                self.fault.get_or_insert(Fault::of(refused, aux_n));
-                self.scratch.clear();
-                self.scratch.resize(aux_n, Scalar::ZERO);
-                &mut self.scratch[..]
-            }
-        };
-        (aux, append_zeros(&mut self.inputs, inputs_n))
+        (
+            self.aux.fill(aux_n),
+            append_zeros(&mut self.inputs, inputs_n),
+        )
     }
 
     fn allocate_empty_inputs(&mut self, n: usize) -> &mut [Scalar] {
@@ -289,20 +455,21 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
     }
 
     fn allocate_empty_aux(&mut self, n: usize) -> &mut [Scalar] {
-        self.allocate_empty(n, 0).0
+        self.aux.fill(n)
     }
 
     fn inputs_slice(&self) -> &[Scalar] {
         &self.inputs
     }
 
-    /// A branch's values do not follow the system's in one slice: asking a branch is an
-    /// error at the end, and it is given its own values meanwhile.
+    /// A branch's values do not follow the system's in one slice, nor those of a system on
+    /// the detour: asking for them is an error at the end; its values in its range are
+    /// given meanwhile.
     fn aux_slice(&self) -> &[Scalar] {
-        if self.aux.is_branch() {
+        if self.aux.range.is_branch() || self.aux.detour.is_some() {
             self.misread.set(true);
         }
-        self.aux.written()
+        self.aux.range.written()
     }
 }
 
@@ -322,6 +489,10 @@ mod tests {
         DropBranch,
         /// Takes a branch, never drops it, and runs the parts here.
         LeakBranch,
+        /// Runs part 0 here, parts 1 and 2 in branches, and appends part 2 before part 1.
+        AppendReversed,
+        /// Runs the parts here in the order `AppendReversed` appends them.
+        InThatOrder,
         /// Spreads its parts, which read their system's aux values.
         ReadValues,
     }
@@ -357,6 +528,19 @@ mod tests {
                     std::mem::forget(cs.get_root().branch());
                     vec![0, 1, 2]
                 }
+                Use::AppendReversed => {
+                    let (Some(mut one), Some(mut two)) = (cs.branch(), cs.branch()) else {
+                        panic!("a witness generator from a recording with parts branches");
+                    };
+                    let root = cs.get_root();
+                    part(root, 0)?;
+                    part(&mut one, 1)?;
+                    part(&mut two, 2)?;
+                    root.extend(&two);
+                    root.extend(&one);
+                    vec![]
+                }
+                Use::InThatOrder => vec![0, 2, 1],
             };
             for i in parts {
                 part(cs.get_root(), i)?;
@@ -365,30 +549,32 @@ mod tests {
         }
     }
 
-    fn on_two_threads<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
+            .num_threads(threads)
             .build()
             .unwrap()
             .install(work)
     }
 
     #[test]
-    fn branches_dropped_unused_are_written_over_and_misused_ones_are_errors() {
-        let recording = on_two_threads(|| Recording::record(ThreeParts(Use::Spread)).unwrap());
+    fn branches_misused_still_give_the_sequential_witness_or_an_error() {
+        let recording = on_threads(2, || Recording::record(ThreeParts(Use::Spread)).unwrap());
         assert_eq!(recording.parts.0.len(), 2, "two parts in branches");
-        let serial = recording.witness(ThreeParts(Use::Spread)).unwrap();
+        let sequential = |circuit| on_threads(1, || recording.witness(circuit).unwrap());
+        let serial = sequential(ThreeParts(Use::Spread));
         assert_eq!(serial.aux().len(), 10);
-        let spread = on_two_threads(|| recording.witness(ThreeParts(Use::Spread)).unwrap());
-        assert_eq!(spread, serial);
-        let dropped = on_two_threads(|| recording.witness(ThreeParts(Use::DropBranch)).unwrap());
-        assert_eq!(dropped, serial, "a dropped branch's range written here");
-        for misuse in [Use::LeakBranch, Use::ReadValues] {
-            let refused = on_two_threads(|| recording.witness(ThreeParts(misuse)));
-            assert!(
-                matches!(refused, Err(Error::PartMisfit { .. })),
-                "{refused:?}"
-            );
-        }
+        let witness = |circuit| on_threads(2, || recording.witness(circuit));
+        assert_eq!(witness(ThreeParts(Use::Spread)).unwrap(), serial);
+        assert_eq!(witness(ThreeParts(Use::DropBranch)).unwrap(), serial);
+        assert_eq!(witness(ThreeParts(Use::LeakBranch)).unwrap(), serial);
+        let reordered = sequential(ThreeParts(Use::InThatOrder));
+        assert_ne!(reordered, serial);
+        assert_eq!(witness(ThreeParts(Use::AppendReversed)).unwrap(), reordered);
+        let refused = witness(ThreeParts(Use::ReadValues));
+        assert!(
+            matches!(refused, Err(Error::ScatteredAux(_))),
+            "{refused:?}"
+        );
     }
 }

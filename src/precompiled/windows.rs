@@ -106,6 +106,8 @@ pub(crate) struct Values<S: Copy> {
     end: Cell<usize>,
     /// The root's ranges handed out and not yet taken back, in order; `None` for a branch.
     out: Option<RefCell<VecDeque<(usize, usize)>>>,
+    /// Where the values [`Self::close`] handed out end: those before are read only.
+    sealed: Cell<usize>,
 }
 
 impl<S: Copy> Values<S> {
@@ -119,6 +121,7 @@ impl<S: Copy> Values<S> {
             start: 0,
             next,
             out: Some(RefCell::new(VecDeque::new())),
+            sealed: Cell::new(0),
         }
     }
 
@@ -153,24 +156,33 @@ impl<S: Copy> Values<S> {
         Ok(())
     }
 
-    /// Writes `n` copies of `value` at the next indices and returns them, to be overwritten.
-    pub(crate) fn fill(&mut self, n: usize, value: S) -> Result<&mut [S], Refused> {
+    /// Writes `n` copies of `value` at the next indices (see [`Self::last_mut`]).
+    pub(crate) fn fill(&mut self, n: usize, value: S) -> Result<(), Refused> {
         if self.end.get() - self.next < n {
             self.make_room(n)?;
         }
-        let start = self.next;
-        // SAFETY: `[start, start + n)` lies in `[next, end)`, this writer's alone; every value
-        // is written before the slice is made, and the slice borrows `self` mutably, so no
-        // other view of the range exists while it lives.
-        let filled = unsafe {
-            let first = self.shared.ptr.as_ptr().add(start);
+        // SAFETY: `[next, next + n)` lies in `[next, end)`, this writer's alone, in the
+        // allocation.
+        unsafe {
+            let first = self.shared.ptr.as_ptr().add(self.next);
             for i in 0..n {
                 first.add(i).write(value);
             }
-            std::slice::from_raw_parts_mut(first, n)
-        };
+        }
         self.next += n;
-        Ok(filled)
+        Ok(())
+    }
+
+    /// The last `n` values this writer wrote, to be overwritten.
+    pub(crate) fn last_mut(&mut self, n: usize) -> &mut [S] {
+        assert!(
+            n <= self.next - self.sealed.get(),
+            "{n} values were not written here since the last close"
+        );
+        // SAFETY: `[next - n, next)` lies in this writer's range, is written, and lies past
+        // what `close` handed out to be read; no other writer writes there, and the slice
+        // borrows `self` mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.shared.ptr.as_ptr().add(self.next - n), n) }
     }
 
     /// Makes `[next, next + n)` writable: a branch cannot; the root can where no range is
@@ -199,6 +211,21 @@ impl<S: Copy> Values<S> {
         Ok(())
     }
 
+    /// Closes this writer's written values: a branch writes nothing more (its later values
+    /// are refused as a full range's), the root only past them; the values stay readable
+    /// through what is returned, which keeps the allocation alive and from growing.
+    pub(crate) fn close(&self) -> Written<S> {
+        if self.is_branch() {
+            self.end.set(self.next);
+        }
+        self.sealed.set(self.next);
+        Written {
+            shared: Arc::clone(&self.shared),
+            start: self.start,
+            end: self.next,
+        }
+    }
+
     /// The root hands out `[at, at + len)` to a new writer, if that range lies past what it
     /// wrote and past every range out, within the allocation; from then on the root writes
     /// only up to the first range out.
@@ -217,6 +244,7 @@ impl<S: Copy> Values<S> {
             next: at,
             end: Cell::new(end),
             out: None,
+            sealed: Cell::new(at),
         })
     }
 
@@ -232,11 +260,12 @@ impl<S: Copy> Values<S> {
     }
 
     /// The root takes back `branch`'s range, full, as its next values: it must be the first
-    /// range out, and the root's writing must have reached it.
+    /// range out, never closed, and the root's writing must have reached it.
     pub(crate) fn take_back(&mut self, branch: &Values<S>) -> Result<(), Refused> {
         let out = self.out.as_ref().ok_or(Refused::NotNext)?;
         let first = out.borrow().front().copied();
-        let whole = branch.next == branch.end.get();
+        // A range handed out to be read (closed) stays read only: it is not taken back.
+        let whole = branch.next == branch.end.get() && branch.sealed.get() == branch.start;
         if !self.shares_with(branch)
             || first != Some((branch.start, branch.end.get()))
             || self.next != branch.start
@@ -268,6 +297,40 @@ impl<S: Copy> Values<S> {
     }
 }
 
+/// A range of the allocation whose values are written and that no writer writes again (see
+/// [`Values::close`]).
+pub(crate) struct Written<S: Copy> {
+    shared: Arc<Allocation<S>>,
+    start: usize,
+    end: usize,
+}
+
+impl<S: Copy> Written<S> {
+    /// The values.
+    pub(crate) fn as_slice(&self) -> &[S] {
+        // SAFETY: `[start, end)` was written by the writer that closed it, which from then
+        // on writes only at or past its `next` (never below `end`: `last_mut` stops at the
+        // seal), or not at all; every other writer's range is disjoint; the allocation
+        // cannot grow or be freed while `shared` holds it.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.shared.ptr.as_ptr().add(self.start),
+                self.end - self.start,
+            )
+        }
+    }
+}
+
+impl<S: Copy> Clone for Written<S> {
+    fn clone(&self) -> Self {
+        Written {
+            shared: Arc::clone(&self.shared),
+            start: self.start,
+            end: self.end,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,7 +348,10 @@ mod tests {
         let mut second = root.hand_out(7, 3).unwrap();
         std::thread::scope(|scope| {
             scope.spawn(|| (0..3).for_each(|i| first.push(40 + i).unwrap()));
-            scope.spawn(|| second.fill(3, 70).unwrap()[2] = 72);
+            scope.spawn(|| {
+                second.fill(3, 70).unwrap();
+                second.last_mut(1)[0] = 72;
+            });
         });
         root.push(3).unwrap();
         root.push(4).unwrap();
@@ -309,7 +375,7 @@ mod tests {
         let root = root(&[], 4);
         let mut branch = root.hand_out(1, 2).unwrap();
         branch.push(1).unwrap();
-        assert_eq!(branch.fill(2, 0).map(|s| s.len()), Err(Refused::Full));
+        assert_eq!(branch.fill(2, 0), Err(Refused::Full));
         branch.push(2).unwrap();
         assert_eq!(branch.push(3), Err(Refused::Full));
         assert!(
@@ -330,7 +396,7 @@ mod tests {
         assert!(root.hand_out(4, 1).is_none(), "before a range out");
         root.push(4).unwrap();
         root.push(5).unwrap();
-        assert_eq!(root.fill(1, 0).map(|s| s.len()), Err(Refused::RangeOut));
+        assert_eq!(root.fill(1, 0), Err(Refused::RangeOut));
         drop(branch);
     }
 
@@ -363,6 +429,35 @@ mod tests {
     }
 
     #[test]
+    fn closed_values_stay_as_written() {
+        let mut root = root(&[1, 2], 8);
+        let mut branch = root.hand_out(4, 2).unwrap();
+        branch.push(7).unwrap();
+        let closed = branch.close();
+        assert_eq!(branch.push(8), Err(Refused::Full), "closed");
+        let mine = root.close();
+        root.push(3).unwrap();
+        root.push(4).unwrap();
+        assert_eq!(root.last_mut(2), [3, 4], "written since the close");
+        assert_eq!(
+            root.take_back(&branch),
+            Err(Refused::NotNext),
+            "closed: not taken back"
+        );
+        assert_eq!(
+            (closed.as_slice(), mine.as_slice()),
+            (&[7][..], &[1, 2][..])
+        );
+        drop(branch);
+        assert_eq!(
+            root.push(5),
+            Err(Refused::RangeOut),
+            "kept from growing or writing over"
+        );
+        assert_eq!(mine.clone().as_slice(), [1, 2]);
+    }
+
+    #[test]
     fn ranges_of_dropped_branches_are_written_over_and_growth_waits_for_branches() {
         let mut root = root(&[7], 2);
         let branch = root.hand_out(1, 1).unwrap();
@@ -374,10 +469,7 @@ mod tests {
         let kept = root.hand_out(3, 0).unwrap();
         // A range of nothing, kept alive: the root cannot grow past it.
         let capacity = root.shared.capacity;
-        assert_eq!(
-            root.fill(capacity, 0).map(|s| s.len()),
-            Err(Refused::RangeOut)
-        );
+        assert_eq!(root.fill(capacity, 0), Err(Refused::RangeOut));
         let root = root.into_vec().expect_err("a branch is alive");
         drop(kept);
         assert_eq!(root.into_vec().ok().unwrap(), [7, 8, 9]);
