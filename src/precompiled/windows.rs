@@ -13,6 +13,10 @@
 //!   itself or by branches that can write no more (a full range refuses further writes).
 //! - The allocation is freed or grown only when no branch is alive ([`Arc::get_mut`]), and a
 //!   range whose branch was dropped unreturned is written over only then.
+//! - What a writer wrote can be closed ([`Values::close`]) and read from then on through a
+//!   [`Written`]: a closed branch writes no more, the root writes only past what it closed,
+//!   a closed range is never taken back, and the allocation does not grow while a
+//!   [`Written`] holds it.
 //!
 //! So every index has at most one writer, and the values the root reads or hands back as a
 //! vector are all written, whatever a caller does with the branches (drop them, keep them,
