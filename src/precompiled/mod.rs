@@ -326,7 +326,10 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         (matrices + derived + dictionary) as f64 / self.nonzeros().max(1) as f64
     }
 
-    /// Computes the witness of `circuit` (value closures only; no constraint is built).
+    /// Computes the witness of `circuit` (value closures only; no constraint is built). On a
+    /// rayon pool of two threads or more, the parts the circuit spreads
+    /// ([`crate::branches::spread`]) are generated at once, each writing where this recording
+    /// (made on threads) placed it; the result is the one-thread witness either way.
     pub fn witness<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Witness<Scalar>, Error> {
         self.witness_into(circuit, Witness::default())
     }
