@@ -24,7 +24,7 @@ use ff::PrimeField;
 
 use super::parts::Part;
 use super::windows::{Refused, Values, Written};
-use super::witness::Witness;
+use super::witness::{append_zeros, room_for_one, Witness};
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::vectors::reserve;
 use crate::Error;
@@ -328,12 +328,6 @@ impl<Scalar: PrimeField> CountsInputs for SpreadWitness<'_, Scalar> {
     }
 }
 
-fn append_zeros<Scalar: PrimeField>(values: &mut Vec<Scalar>, n: usize) -> &mut [Scalar] {
-    let start = values.len();
-    values.resize(start + n, Scalar::ZERO);
-    &mut values[start..]
-}
-
 impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scalar> {
     type Root = Self;
 
@@ -359,8 +353,7 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        crate::vectors::room_for_one(&mut self.inputs, "input values")
-            .map_err(|_| out_of_memory())?;
+        room_for_one(&mut self.inputs, "input values")?;
         self.inputs.push(f()?);
         Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
     }

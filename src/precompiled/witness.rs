@@ -45,7 +45,7 @@ impl<Scalar> Witness<Scalar> {
 /// (evaluation reserves the recorded counts up front, so it meets this only when a circuit
 /// allocates more than its recording).
 #[inline]
-fn room_for_one<Scalar>(
+pub(super) fn room_for_one<Scalar>(
     values: &mut Vec<Scalar>,
     what: &'static str,
 ) -> Result<(), SynthesisError> {
@@ -53,7 +53,11 @@ fn room_for_one<Scalar>(
         .map_err(|_| SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into()))
 }
 
-fn append_zeros<Scalar: PrimeField>(values: &mut Vec<Scalar>, n: usize) -> &mut [Scalar] {
+/// Appends `n` zeros to `values` and returns them to be overwritten.
+pub(super) fn append_zeros<Scalar: PrimeField>(
+    values: &mut Vec<Scalar>,
+    n: usize,
+) -> &mut [Scalar] {
     let start = values.len();
     values.resize(start + n, Scalar::ZERO);
     &mut values[start..]
