@@ -24,7 +24,7 @@ use ff::PrimeField;
 
 use super::parts::Part;
 use super::windows::{Refused, Values, Written};
-use super::witness::{append_zeros, room_for_one, Witness};
+use super::witness::{alloc_input_value, append_zeros, out_of_memory, room_for_one, Witness};
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::vectors::reserve;
 use crate::Error;
@@ -129,10 +129,6 @@ impl From<Fault> for Error {
     }
 }
 
-fn out_of_memory() -> SynthesisError {
-    SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into())
-}
-
 impl<Scalar: PrimeField> Sink<Scalar> {
     fn new(range: Values<Scalar>) -> Self {
         Sink {
@@ -172,9 +168,9 @@ impl<Scalar: PrimeField> Sink<Scalar> {
                 Err(_) => self.take_detour(),
             },
         };
-        if crate::vectors::room_for_one(&mut detour.own, "aux values").is_err() {
+        if let Err(error) = room_for_one(&mut detour.own, "aux values") {
             self.fault.get_or_insert(Fault::OutOfMemory(1));
-            return Err(out_of_memory());
+            return Err(error);
         }
         detour.own.push(value);
         self.position += 1;
@@ -353,9 +349,7 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        room_for_one(&mut self.inputs, "input values")?;
-        self.inputs.push(f()?);
-        Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
+        alloc_input_value(&mut self.inputs, f)
     }
 
     #[inline]

@@ -49,8 +49,22 @@ pub(super) fn room_for_one<Scalar>(
     values: &mut Vec<Scalar>,
     what: &'static str,
 ) -> Result<(), SynthesisError> {
-    crate::vectors::room_for_one(values, what)
-        .map_err(|_| SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into()))
+    crate::vectors::room_for_one(values, what).map_err(|_| out_of_memory())
+}
+
+/// The error a circuit is told when memory for its values ran out.
+pub(super) fn out_of_memory() -> SynthesisError {
+    SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into())
+}
+
+/// Allocates the input of value `f` in `inputs`, as a witness generator does.
+pub(super) fn alloc_input_value<Scalar>(
+    inputs: &mut Vec<Scalar>,
+    f: impl FnOnce() -> Result<Scalar, SynthesisError>,
+) -> Result<Variable, SynthesisError> {
+    room_for_one(inputs, "input values")?;
+    inputs.push(f()?);
+    Ok(Variable::new_unchecked(Index::Input(inputs.len() - 1)))
 }
 
 /// Appends `n` zeros to `values` and returns them to be overwritten.
@@ -93,9 +107,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        room_for_one(&mut self.inputs, "input values")?;
-        self.inputs.push(f()?);
-        Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
+        alloc_input_value(&mut self.inputs, f)
     }
 
     #[inline]
