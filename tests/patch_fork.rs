@@ -16,6 +16,7 @@
 //! and so does a first
 //! member's recording pass; WindowPoSt and WinningPoSt are also proven by
 //! bellperson and by the drop-in, cold and warm, the proofs byte-compared and verified.
+//! The kit's `test-srs`, for the by-hand tests that aggregate proofs, writes an SRS once.
 //! storage-proofs-porep's own circuit tests then run on the patched crates.
 //!
 //! The sources come through cargo (downloaded on the first run, cached after); everything is
@@ -252,6 +253,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
     forwards_gpu_features_written_on_one_line(&checkout, &after);
     compiles_on_our_core_alone(&checkout);
     real_circuits_match_upstream(&checkout);
+    writes_a_test_srs_once();
     upstreams_stacked_circuit_tests_pass(&checkout);
     points_filecoin_ffi_at_the_checkout(&checkout);
 }
@@ -662,6 +664,35 @@ fn real_circuits_match_upstream(checkout: &Path) {
             assert!(out.contains(&line), "{circuit}: {out}");
         }
     }
+}
+
+/// The kit's `test-srs` (built with real-circuit) writes an SRS filecoin-proofs can aggregate
+/// with, for the by-hand tests that aggregate (docs/testing.md), refuses a number of proofs
+/// that is not a power of two and never replaces a file.
+fn writes_a_test_srs_once() {
+    let srs = scratch().join("test.srs");
+    if srs.exists() {
+        fs::remove_file(&srs).unwrap();
+    }
+    let test_srs = |proofs: &str| {
+        Command::new(scratch().join("target/release/test-srs"))
+            .arg(&srs)
+            .arg(proofs)
+            .output()
+            .expect("test-srs starts")
+    };
+    assert!(!test_srs("3").status.success(), "3 proofs accepted");
+    assert!(!srs.exists(), "written for a refused number of proofs");
+    let out = succeeded("test-srs", test_srs("4"));
+    assert!(out.contains("up to 4 proofs"), "{out}");
+    let written = fs::read(&srs).unwrap();
+    let again = test_srs("4");
+    assert!(!again.status.success(), "an existing file was replaced");
+    assert_eq!(
+        fs::read(&srs).unwrap(),
+        written,
+        "an existing file was changed"
+    );
 }
 
 /// storage-proofs-porep's own circuit tests (constraint counts and satisfaction of the
