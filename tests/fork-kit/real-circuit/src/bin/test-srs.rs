@@ -1,16 +1,17 @@
 //! Writes a SnarkPack SRS generated on this machine, for the tests of filecoin-proofs and
-//! filecoin-ffi that aggregate proofs (non-interactive PoRep's C2, `aggregate_seal_commit_proofs`)
-//! where the trusted setup's `v28-fil-inner-product-v1.srs`, which only paramfetch brings, is
-//! absent:
+//! filecoin-ffi that aggregate proofs (non-interactive PoRep's C2,
+//! `aggregate_seal_commit_proofs`) where the trusted setup's
+//! `v28-fil-inner-product-v1.srs`, which only paramfetch brings, is absent:
 //!
 //! `test-srs PATH [PROOFS]`
 //!
-//! Its secrets are this process's random numbers, so an aggregate made with it convinces no
-//! one who holds the real file: a chain rejects it. Write it only into a parameter cache kept
-//! for tests; filecoin-proofs run with `FIL_PROOFS_VERIFY_PRODUCTION_PARAMS=1` refuses it. An
-//! existing file is never replaced. Before it reports success the tool reads the file back
-//! and checks that it holds what was written and serves an aggregation of `PROOFS` proofs (a power
-//! of two, 1024 unless given; at most 16,384).
+//! Its secrets are this process's random numbers, so an aggregate made with it convinces
+//! no one who holds the real file: a chain rejects it. Write it only into a parameter cache
+//! kept for tests; filecoin-proofs run with `FIL_PROOFS_VERIFY_PRODUCTION_PARAMS=1` refuses
+//! it. An existing file is never replaced. Before it reports success the tool reads the
+//! file back and checks that it holds what was written: the 2 x `PROOFS` powers an
+//! aggregation of `PROOFS` proofs needs (a power of two, 1024 unless given; at most
+//! 16,384).
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, BufWriter, ErrorKind};
@@ -69,7 +70,7 @@ fn main() -> Result<(), Error> {
 }
 
 /// Writes `srs` to `file`, created at `path`, then reads it back and checks that it holds
-/// `srs` and serves `proofs`.
+/// `srs`, with the powers an aggregation of `proofs` proofs needs.
 fn write_and_check(
     file: File,
     path: &Path,
@@ -90,6 +91,5 @@ fn write_and_check(
     if !same || read.g_alpha_powers.len() < 2 * proofs {
         return Err(format!("{}: read back, it is not the SRS written", path.display()).into());
     }
-    read.specialize(proofs);
     Ok(())
 }
