@@ -666,9 +666,10 @@ fn real_circuits_match_upstream(checkout: &Path) {
     }
 }
 
-/// The kit's `test-srs` (built with real-circuit) writes an SRS filecoin-proofs can aggregate
-/// with, for the by-hand tests that aggregate (docs/testing.md), refuses a number of proofs
-/// that is not a power of two and never replaces a file.
+/// The kit's `test-srs` (built with real-circuit), for the by-hand tests that aggregate
+/// proofs (docs/testing.md, where filecoin-ffi's aggregation uses it): it writes an SRS and
+/// checks it by reading it back, refuses a number of proofs that is not a power of two, and
+/// never replaces a file.
 fn writes_a_test_srs_once() {
     let srs = scratch().join("test.srs");
     if srs.exists() {
