@@ -2,8 +2,9 @@
 # One partition's synthesis on 1, 2, 4, ... threads: the bench's `porep` partition (the
 # 32 GiB PoRep circuit's challenges), direct (`default`: the challenges spread over the
 # pool) and from a recording (`pce-spread`: the parts' witness in place, the evaluation by
-# rows), each thread count in a process of its own. For machines with more cores than this
-# one (the lent GPU machine has 16), where nothing but the binary can be carried.
+# rows), each thread count in a process of its own. For machines with more cores than a
+# two-core development VM that have no Rust toolchain (a GPU prover's host): only the
+# binary goes there.
 #
 #   scripts/scaling.sh build
 #       builds the bench here and copies it, stripped, to target/scaling/synth_only
