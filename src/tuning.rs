@@ -89,6 +89,13 @@ pub fn set_spread_witness(on: bool) {
     crate::precompiled::spread_witness::set_enabled(on);
 }
 
+/// Turns the streaming stores of rows evaluated over the previous proof's vectors off or
+/// back on, for the whole process. On by default where the build has them (x86_64, blstrs'
+/// scalars); off, the rows are stored through the caches, with the same results.
+pub fn set_streamed_rows(on: bool) {
+    crate::precompiled::streamed::set_enabled(on);
+}
+
 /// What a drop-in does with the first member of a structure it has not seen: records the
 /// circuit while synthesizing it directly, and checks that the recording reproduces those
 /// vectors. The bench times it as the first batch's cost.

@@ -70,6 +70,7 @@ mod row_sets;
 mod runs;
 mod sections;
 pub(crate) mod spread_witness;
+pub(crate) mod streamed;
 mod sums;
 mod wide;
 #[allow(unsafe_code)]

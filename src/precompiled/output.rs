@@ -1,8 +1,10 @@
-//! Where evaluated rows go, a block at a time: over the previous proof's vectors in place,
-//! or into fresh vectors, each block written out once (`fill`).
+//! Where evaluated rows go, a block at a time: over the previous proof's vectors in place
+//! (directly, or from a block of their own with streaming stores), or into fresh vectors,
+//! each block written out once (`fill`).
 
 use super::fill::Emit;
 use super::layout::BLOCK;
+use super::streamed;
 
 /// Where a chunk's rows are written, a block at a time.
 pub(super) trait BlockOutput<Scalar> {
@@ -25,6 +27,43 @@ impl<Scalar> BlockOutput<Scalar> for InPlace<'_, Scalar> {
 
     #[inline(always)]
     fn commit(&mut self, _: usize) {}
+}
+
+/// Rows written over the previous proof's values from a block of their own, with
+/// [`streamed::store`]: the lines written are not read first. Call [`streamed::fence`]
+/// once the chunk is written.
+pub(super) struct Streamed<'a, Scalar> {
+    out: [&'a mut [Scalar]; 3],
+    values: [[Scalar; BLOCK]; 3],
+    /// Where the block being evaluated goes in `out`.
+    offset: usize,
+}
+
+impl<'a, Scalar: Copy> Streamed<'a, Scalar> {
+    pub(super) fn new(out: [&'a mut [Scalar]; 3], zero: Scalar) -> Self {
+        Streamed {
+            out,
+            values: [[zero; BLOCK]; 3],
+            offset: 0,
+        }
+    }
+}
+
+impl<Scalar: Copy + 'static> BlockOutput<Scalar> for Streamed<'_, Scalar> {
+    #[inline(always)]
+    fn block(&mut self, offset: usize, count: usize) -> [&mut [Scalar]; 3] {
+        self.offset = offset;
+        let [a, b, c] = &mut self.values;
+        [&mut a[..count], &mut b[..count], &mut c[..count]]
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, count: usize) {
+        let rows = self.offset..self.offset + count;
+        for (out, values) in self.out.iter_mut().zip(&self.values) {
+            streamed::store(&mut out[rows.clone()], &values[..count]);
+        }
+    }
 }
 
 /// Rows of fresh vectors: a block is evaluated here, then written out once.

@@ -46,6 +46,8 @@ pub struct Variant {
     pub spread_witness: bool,
     /// Whether a circuit's parts are spread over branches.
     pub branches: bool,
+    /// Whether rows evaluated over recycled vectors are written with streaming stores.
+    pub streamed_rows: bool,
 }
 
 /// How a variant synthesizes.
@@ -95,6 +97,7 @@ impl Variant {
         tuning::set_parallel_appends(self.parallel_appends);
         tuning::set_spread_witness(self.spread_witness);
         tuning::set_branches(self.branches);
+        tuning::set_streamed_rows(self.streamed_rows);
         let result = if self.one_thread {
             on_one_thread(work)
         } else {
@@ -104,6 +107,7 @@ impl Variant {
         tuning::set_parallel_appends(true);
         tuning::set_spread_witness(true);
         tuning::set_branches(true);
+        tuning::set_streamed_rows(true);
         result
     }
 
@@ -159,6 +163,7 @@ const fn direct(
         parallel_appends: true,
         spread_witness: true,
         branches: true,
+        streamed_rows: true,
     }
 }
 
@@ -177,6 +182,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         parallel_appends: true,
         spread_witness: true,
         branches: true,
+        streamed_rows: true,
     }
 }
 
@@ -194,7 +200,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 28] = [
+pub const VARIANTS: [Variant; 30] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -350,6 +356,29 @@ pub const VARIANTS: [Variant; 28] = [
         ..precompiled(
             "pce-spread",
             "as pce-reuse-1t, on every thread: the parts' witness in place, the evaluation by rows",
+            Path::Recorded {
+                recycled: true,
+                native: true,
+            },
+        )
+    },
+    Variant {
+        streamed_rows: false,
+        ..precompiled(
+            "pce-reuse-1t-cached",
+            "as pce-reuse-1t, the rows stored through the caches (no streaming stores)",
+            Path::Recorded {
+                recycled: true,
+                native: true,
+            },
+        )
+    },
+    Variant {
+        one_thread: false,
+        streamed_rows: false,
+        ..precompiled(
+            "pce-spread-cached",
+            "as pce-spread, the rows stored through the caches (no streaming stores)",
             Path::Recorded {
                 recycled: true,
                 native: true,

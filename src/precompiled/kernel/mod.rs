@@ -43,9 +43,10 @@ use super::fill::fill_three;
 use super::kinds::ValueKinds;
 use super::layout::{BlockClass, MatrixLayout, BLOCK};
 use super::matrix::Matrix;
-use super::output::{BlockOutput, Fresh, InPlace};
+use super::output::{BlockOutput, Fresh, InPlace, Streamed};
 use super::row_sets::RowSet;
 use super::runs::PowerRuns;
+use super::streamed;
 use super::sums::NOT_INTEGER;
 use super::wide::WideRows;
 
@@ -202,8 +203,9 @@ trait RowSum<Scalar> {
 
 /// Sets `a`, `b`, `c` to the matrices' rows on the rayon pool; returns the first row that
 /// is not satisfied, if any. Vectors of the right length (the previous proof's) are
-/// overwritten in place; others are refilled from empty, each value written once (no
-/// zero-filling first), and must already hold the rows' capacity.
+/// overwritten in place, with streaming stores where this build has them; others are
+/// refilled from empty, each value written once (no zero-filling first), and must already
+/// hold the rows' capacity.
 #[inline(never)] // called once per evaluation; kept apart so profiles can single it out
 pub(crate) fn evaluate_rows<Scalar: PrimeField>(
     recorded: RecordedRows<'_, Scalar>,
@@ -221,14 +223,21 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
     };
     let count = matrices[0].rows();
     if [a.len(), b.len(), c.len()] == [count; 3] {
+        let streams = streamed::streams::<Scalar>();
         return a
             .par_chunks_mut(ROWS_PER_TASK)
             .zip(b.par_chunks_mut(ROWS_PER_TASK))
             .zip(c.par_chunks_mut(ROWS_PER_TASK))
             .enumerate()
             .filter_map(|(task, ((a, b), c))| {
-                let first = task * ROWS_PER_TASK;
-                rows.evaluate(matrices, first, a.len(), InPlace([a, b, c]))
+                let (first, rows_here) = (task * ROWS_PER_TASK, a.len());
+                if !streams {
+                    return rows.evaluate(matrices, first, rows_here, InPlace([a, b, c]));
+                }
+                let out = Streamed::new([a, b, c], Scalar::ZERO);
+                let unsatisfied = rows.evaluate(matrices, first, rows_here, out);
+                streamed::fence();
+                unsatisfied
             })
             .min();
     }

@@ -292,10 +292,14 @@ fn field_stretches_give_the_summed_rows_and_find_a_wrong_power() {
         let claimed = |row: usize| m == 0 && claims.stated(row).is_some();
         MatrixLayout::new(&matrices[m], &table, one, &claimed)
     });
-    let evaluate = |aux: &[Fr], stretches: &FieldRows| {
+    let kinds_of = |aux: &[Fr]| {
         let mut kinds = ValueKinds::default();
         kinds.classify(&inputs, aux).unwrap();
         kinds.convert_wide(&layouts, [&inputs[..], aux]).unwrap();
+        kinds
+    };
+    let evaluate = |aux: &[Fr], stretches: &FieldRows| {
+        let kinds = kinds_of(aux);
         let values = [&inputs[..], aux];
         let held = claims.hold(values).then_some(&claims);
         let mut out: [Vec<Fr>; 3] = Default::default();
@@ -316,6 +320,28 @@ fn field_stretches_give_the_summed_rows_and_find_a_wrong_power() {
     assert_eq!((failed, held), (None, true));
     let (_, _, summed) = evaluate(&aux, &FieldRows::default());
     assert_eq!(by_stretch, summed, "the same rows on either path");
+    // Over a previous proof's vectors, a piece at a time (the stretch's pieces start at
+    // rows 0, 1 and 5), with streaming stores or through the caches: the same rows.
+    for streamed in [true, false] {
+        super::streamed::set_enabled(streamed);
+        let mut out = [(); 3].map(|_| vec![Fr::from(0xdead_u64); 6]);
+        let [va, vb, vc] = &mut out;
+        let recorded = RecordedRows {
+            matrices: &matrices,
+            layouts: &layouts,
+            field_rows: &field_rows,
+            table: &table,
+        };
+        let values = [&inputs[..], &aux[..]];
+        let failed = evaluate_rows(
+            recorded,
+            values,
+            (&kinds_of(&aux), Some(&claims)),
+            [va, vb, vc],
+        );
+        super::streamed::set_enabled(true);
+        assert_eq!((failed, &out), (None, &by_stretch), "streamed: {streamed}");
+    }
     assert_eq!(by_stretch[0][1..5], [v, v, v2, v + pre]);
     assert_eq!(by_stretch[2][4], v5 - post);
     for (wrong, row) in [(3, 2), (4, 3), (5, 4)] {
