@@ -27,8 +27,13 @@ pub fn run<C: Circuit<Fr> + Clone + Send>(
     let record_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut buffers = ProvingBuffers::default();
     let direct = synthpool::synthesize(circuit.clone())?;
-    if *buffers.synthesize(&recording, circuit.clone())? != direct {
-        return Err("pre-compiled vectors differ from direct synthesis".into());
+    // Into fresh vectors, then over them again, as every later repetition of `pce` writes.
+    for vectors in ["fresh", "recycled"] {
+        if *buffers.synthesize(&recording, circuit.clone())? != direct {
+            return Err(
+                format!("pre-compiled vectors ({vectors}) differ from direct synthesis").into(),
+            );
+        }
     }
     // Everything above ran on the pool's threads (a PoRep partition's challenges spread over
     // them): the same vectors as one thread, where the challenges run one after another, and
