@@ -21,15 +21,15 @@ pub(super) fn streams<Scalar: 'static>() -> bool {
 #[inline(always)]
 pub(crate) fn store<T: Copy + 'static>(out: &mut [T], values: &[T]) {
     assert_eq!(out.len(), values.len());
-    if !is_blstrs::<T>() || out.as_ptr() as usize % 16 != 0 {
-        out.copy_from_slice(values);
-        return;
-    }
-    let words = std::mem::size_of_val(values) / 16;
     let (from, to) = (
         values.as_ptr().cast::<__m128i>(),
         out.as_mut_ptr().cast::<__m128i>(),
     );
+    if !is_blstrs::<T>() || !to.is_aligned() {
+        out.copy_from_slice(values);
+        return;
+    }
+    let words = std::mem::size_of_val(values) / 16;
     for word in 0..words {
         // SAFETY: `T` is blstrs' scalar (checked above), 32 bytes of plain limbs, so both
         // slices are `words` whole 16-byte words of initialized integers; the unaligned
