@@ -10,6 +10,10 @@ use crate::Error;
 pub(crate) trait MemberProver<Scalar> {
     /// The release's proof.
     type Proof;
+    /// Whether keeping a member's storage costs this prover nothing: the vectors stay alive
+    /// through its proof either way. A batch then hands each member's storage to its next
+    /// members, retention on or not.
+    const KEEPS_FOR_FREE: bool;
     /// One member's proof, and its storage when `keep` (its input and aux values intact).
     /// A member laid out otherwise than the first is an error.
     fn prove(

@@ -230,6 +230,11 @@ where
     E: ProvingEngine,
     P: ParameterSource<E>,
 {
+    /// Keeping holds a, b and c past the FFTs and the aux values beside their
+    /// representations, through the multi-exponentiations: more memory per member in flight,
+    /// so only retention asks for it.
+    const KEEPS_FOR_FREE: bool = false;
+
     type Proof = Proof<E>;
 
     fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {

@@ -206,6 +206,8 @@ impl<'s, E: MultiMillerLoop> SrsProver<'s, E> {
 
 impl<E: MultiMillerLoop> MemberProver<E::Fr> for SrsProver<'_, E> {
     type Proof = Proof<E>;
+    /// supraseal reads the vectors in place, so they are alive until the proof ends anyway.
+    const KEEPS_FOR_FREE: bool = true;
 
     fn fits(&self, vectors: &ProverVectors<E::Fr>) -> Result<(), Error> {
         self.layout.check(vectors)

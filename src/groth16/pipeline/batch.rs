@@ -52,8 +52,11 @@ pub(super) struct Batch<'a, Scalar: PrimeField> {
     pub(super) store: Arc<Store<Scalar>>,
     /// The parameters' key for an input count (`None` for every count when they have none).
     pub(super) key_for: &'a KeyFor<'a>,
-    /// Retention is on: proofs hand their storage back, the batch keeps it for the next.
-    pub(super) keep: bool,
+    /// Proofs hand their storage back for the batch's next members: retention is on, or
+    /// the prover keeps it for free.
+    pub(super) hand_back: bool,
+    /// Retention is on: the batch's spare storage is kept for the next batch.
+    pub(super) retain: bool,
     /// Members that may hold vectors at once: also how many sets of storage it keeps.
     pub(super) in_flight: usize,
     pub(super) flow: Mutex<Flow<Scalar>>,
@@ -91,13 +94,14 @@ impl<'a, Scalar: PrimeField> Batch<'a, Scalar> {
     pub(super) fn new(
         store: Arc<Store<Scalar>>,
         key_for: Option<&'a KeyFor<'a>>,
-        (in_flight, keep): (usize, bool),
+        (in_flight, hand_back, retain): (usize, bool, bool),
         beginning: Beginning<Scalar>,
     ) -> Self {
         Batch {
             store,
             key_for: key_for.unwrap_or(&|_| None),
-            keep,
+            hand_back,
+            retain,
             in_flight,
             flow: Mutex::new(Flow {
                 permits: in_flight,
@@ -124,7 +128,7 @@ impl<'a, Scalar: PrimeField> Batch<'a, Scalar> {
         let spare = std::mem::take(&mut lock(&self.flow).spare);
         let key = *lock(&self.key);
         match key {
-            Some(key) if succeeded && self.keep => self.store.keep(&key, spare, self.in_flight),
+            Some(key) if succeeded && self.retain => self.store.keep(&key, spare, self.in_flight),
             _ => drop(spare),
         }
         if let (true, Some(saving)) = (succeeded, saving) {
@@ -149,6 +153,9 @@ impl<'a, Scalar: PrimeField> Batch<'a, Scalar> {
     }
 
     pub(super) fn release(&self, spent: Option<ProverVectors<Scalar>>) {
+        if spent.is_some() {
+            self.store.count_handed_back();
+        }
         let mut flow = lock(&self.flow);
         flow.permits += 1;
         flow.spare.extend(spent);

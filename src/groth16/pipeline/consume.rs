@@ -113,7 +113,7 @@ where
             _ => vectors.input_assignment[1..].to_vec(),
         };
         // A member of a file's recording keeps its witness until its proof is checked.
-        let keep = self.batch.keep || matches!(made, Made::FromFile(_));
+        let keep = self.batch.hand_back || matches!(made, Made::FromFile(_));
         let (proof, spent) = self.prove(vectors, (r, s), keep)?;
         if !made.verified() {
             self.batch.release(spent);
@@ -132,7 +132,7 @@ where
             }
             (Made::FromFile(recording), true) => {
                 self.judge_file(&recording, Ok(()));
-                self.batch.release(spent.filter(|_| self.batch.keep));
+                self.batch.release(spent.filter(|_| self.batch.hand_back));
                 Ok(proof)
             }
             (made, verified) => {

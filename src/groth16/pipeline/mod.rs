@@ -1,7 +1,10 @@
 //! A batch proven in bounded memory: one thread synthesizes the members in order while the
 //! caller's thread proves them in order, with at most `k` members holding synthesized
 //! vectors at any moment (a member holds them from the start of its synthesis to the end of
-//! its proof). The parameters' queries are read once, for the first member.
+//! its proof). The parameters' queries are read once, for the first member. A proof hands
+//! its member's storage back for the next members when the prover keeps it for free
+//! (supraseal reads the vectors in place) or retention is on: a member evaluated from a
+//! recording then writes over pages already faulted in.
 //!
 //! How each member is synthesized follows the structure's state in the store:
 //! - from a trusted recording: verified, and a proof that fails drops the recording and
@@ -85,15 +88,16 @@ type Produced<Scalar> = Result<Member<Scalar>, Error>;
 
 /// Proves `circuits` with randomness `r[i]`, `s[i]`, at most `in_flight` members holding
 /// vectors at once; `prover` is made for the first member's vectors. `key_for` is `None`
-/// when the parameters can give no key at all: the batch is synthesized directly. `keep`:
-/// retention is on (each proof hands its storage back for the next members, and the
-/// batch's for the next batch).
+/// when the parameters can give no key at all: the batch is synthesized directly.
+/// `retain`: retention is on (each proof hands its storage back for the next members, and
+/// the batch's for the next batch); a prover that keeps storage for free hands it back
+/// within the batch either way.
 pub(crate) fn prove_batch<Scalar, C, P>(
     circuits: Vec<C>,
     (r, s): (&[Scalar], &[Scalar]),
     key_for: Option<&KeyFor<'_>>,
     make_prover: impl Fn(&ProverVectors<Scalar>) -> Result<P, Error>,
-    (in_flight, keep): (usize, bool),
+    (in_flight, retain): (usize, bool),
 ) -> Result<Vec<P::Proof>, Error>
 where
     Scalar: PrimeField,
@@ -117,7 +121,8 @@ where
         None => store.begin_unkeyed(),
     };
     let (plan, beginning) = Plan::begin(&store, start, in_flight.min(count));
-    let batch = Batch::new(store, key_for, (in_flight, keep), beginning);
+    let hand_back = retain || P::KEEPS_FOR_FREE;
+    let batch = Batch::new(store, key_for, (in_flight, hand_back, retain), beginning);
     let (sender, receiver) = mpsc::channel::<Produced<Scalar>>();
     let mut saving = None;
     let result = std::thread::scope(|scope| {

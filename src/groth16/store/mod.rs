@@ -61,6 +61,9 @@ pub struct CacheStats {
     pub evaluated_batches: u64,
     /// Members synthesized into storage a previous batch kept.
     pub reused_buffers: u64,
+    /// Members' storage handed back by their proof for the next members of their batch
+    /// (retention on, or a prover that keeps it for free: supraseal).
+    pub handed_back: u64,
     /// Members made from a cache file's recording that was then rejected, evaluated again
     /// from their witness with a recording made from another member of their batch.
     pub redone_members: u64,

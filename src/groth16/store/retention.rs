@@ -22,6 +22,11 @@ impl<Scalar: PrimeField> Store<Scalar> {
         taken
     }
 
+    /// Counts one member's storage handed back within its batch.
+    pub(crate) fn count_handed_back(&self) {
+        lock(&self.state).stats.handed_back += 1;
+    }
+
     /// Keeps a batch's spent storage for the next batch of `key` while retention is on:
     /// one structure's at a time (another's replace it), at most `limit` sets.
     pub(crate) fn keep(&self, key: &Key, mut spent: Vec<ProverVectors<Scalar>>, limit: usize) {

@@ -130,6 +130,12 @@ fn drop_ins_give_bellperson_cpu_proofs_cold_then_warm_for_every_k() {
         "the warm batches"
     );
     assert_eq!(after.rejected, before.rejected);
+    assert_eq!(
+        after.handed_back - before.handed_back,
+        3 * seeds.len() as u64,
+        "retention off, every member's storage handed back for its batch's next members: \
+         supraseal keeps it for free"
+    );
     // One supraseal call per member, whatever k.
     let (calls_after, circuits_after) = supraseal_c2::standin::calls();
     assert_eq!(calls_after - calls, 3 * seeds.len());
