@@ -90,8 +90,9 @@ pub fn set_spread_witness(on: bool) {
 }
 
 /// Turns the streaming stores of rows evaluated over the previous proof's vectors off or
-/// back on, for the whole process. On by default where the build has them (x86_64, blstrs'
-/// scalars); off, the rows are stored through the caches, with the same results.
+/// back on, for the whole process. On by default where the build has them (x86_64 with the
+/// `neptune-11` feature, which brings blstrs, for blstrs' scalars); off, the rows are stored
+/// through the caches, with the same results.
 pub fn set_streamed_rows(on: bool) {
     crate::precompiled::streamed::set_enabled(on);
 }
