@@ -297,3 +297,35 @@ fn a_file_whose_key_is_not_the_srs_never_makes_a_recording_trusted() {
     assert_eq!(after.evaluated_batches, before.evaluated_batches);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_member_of_another_circuit_in_handed_back_storage_is_an_error_that_leaves_nothing_behind() {
+    let _turn = turn();
+    groth16::set_cache_dir(None);
+    groth16::set_retain_buffers(false);
+    groth16::clear::<Fr>();
+    groth16::set_in_flight(1).unwrap();
+    let seeds = [3, 1, 4];
+    assert_eq!(ours(&seeds, 7, true), expected(&seeds, 7), "cold");
+    // The third member, of another structure, is evaluated from the trusted recording into
+    // the storage the second one's proof handed back.
+    let fixture = fixture();
+    let params = SuprasealParametersWithFile::new(&fixture.srs, &fixture.path);
+    let mut members = batch(&seeds[..2]);
+    members.push(Mix {
+        seed: Some(4),
+        extra: 1,
+    });
+    let before = stats();
+    let err = dropin::create_random_proof_batch(members, &params, &mut XorShiftRng::seed_from_u64(7))
+        .expect_err("a member of another circuit");
+    let message = err.to_string();
+    assert!(
+        message.contains("member 2") && message.contains("not the recorded circuit"),
+        "{message}"
+    );
+    assert_eq!(stats().handed_back - before.handed_back, 2, "both proofs handed theirs back");
+    // The next batch of the right circuit gets bellperson's proofs again.
+    assert_eq!(ours(&seeds, 8, true), expected(&seeds, 8), "after the failed batch");
+    groth16::set_in_flight(2).unwrap();
+}
