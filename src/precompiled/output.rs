@@ -29,12 +29,35 @@ impl<Scalar> BlockOutput<Scalar> for InPlace<'_, Scalar> {
     fn commit(&mut self, _: usize) {}
 }
 
+/// A block's rows for A, B and C, evaluated here before they are written out.
+struct Block<Scalar>([[Scalar; BLOCK]; 3]);
+
+impl<Scalar: Copy> Block<Scalar> {
+    fn new(zero: Scalar) -> Self {
+        Block([[zero; BLOCK]; 3])
+    }
+
+    /// The first `count` rows of each side, to evaluate.
+    #[inline(always)]
+    fn rows(&mut self, count: usize) -> [&mut [Scalar]; 3] {
+        let [a, b, c] = &mut self.0;
+        [&mut a[..count], &mut b[..count], &mut c[..count]]
+    }
+
+    /// The first `count` rows of each side, evaluated.
+    #[inline(always)]
+    fn written(&self, count: usize) -> [&[Scalar]; 3] {
+        let [a, b, c] = &self.0;
+        [&a[..count], &b[..count], &c[..count]]
+    }
+}
+
 /// Rows written over the previous proof's values from a block of their own, with
 /// [`streamed::store`]: the lines written are not read first. Call [`streamed::fence`]
 /// once the chunk is written.
 pub(super) struct Streamed<'a, Scalar> {
     out: [&'a mut [Scalar]; 3],
-    values: [[Scalar; BLOCK]; 3],
+    block: Block<Scalar>,
     /// Where the block being evaluated goes in `out`.
     offset: usize,
 }
@@ -43,7 +66,7 @@ impl<'a, Scalar: Copy> Streamed<'a, Scalar> {
     pub(super) fn new(out: [&'a mut [Scalar]; 3], zero: Scalar) -> Self {
         Streamed {
             out,
-            values: [[zero; BLOCK]; 3],
+            block: Block::new(zero),
             offset: 0,
         }
     }
@@ -53,35 +76,41 @@ impl<Scalar: Copy + 'static> BlockOutput<Scalar> for Streamed<'_, Scalar> {
     #[inline(always)]
     fn block(&mut self, offset: usize, count: usize) -> [&mut [Scalar]; 3] {
         self.offset = offset;
-        let [a, b, c] = &mut self.values;
-        [&mut a[..count], &mut b[..count], &mut c[..count]]
+        self.block.rows(count)
     }
 
     #[inline(always)]
     fn commit(&mut self, count: usize) {
         let rows = self.offset..self.offset + count;
-        for (out, values) in self.out.iter_mut().zip(&self.values) {
-            streamed::store(&mut out[rows.clone()], &values[..count]);
+        for (out, values) in self.out.iter_mut().zip(self.block.written(count)) {
+            streamed::store(&mut out[rows.clone()], values);
         }
     }
 }
 
 /// Rows of fresh vectors: a block is evaluated here, then written out once.
 pub(super) struct Fresh<'a, 'b, Scalar> {
-    pub(super) emit: &'a mut Emit<'b, Scalar>,
-    pub(super) values: [[Scalar; BLOCK]; 3],
+    emit: &'a mut Emit<'b, Scalar>,
+    block: Block<Scalar>,
+}
+
+impl<'a, 'b, Scalar: Copy> Fresh<'a, 'b, Scalar> {
+    pub(super) fn new(emit: &'a mut Emit<'b, Scalar>, zero: Scalar) -> Self {
+        Fresh {
+            emit,
+            block: Block::new(zero),
+        }
+    }
 }
 
 impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
     #[inline(always)]
     fn block(&mut self, _: usize, count: usize) -> [&mut [Scalar]; 3] {
-        let [a, b, c] = &mut self.values;
-        [&mut a[..count], &mut b[..count], &mut c[..count]]
+        self.block.rows(count)
     }
 
     #[inline(always)]
     fn commit(&mut self, count: usize) {
-        let [a, b, c] = &self.values;
-        self.emit.emit([&a[..count], &b[..count], &c[..count]]);
+        self.emit.emit(self.block.written(count));
     }
 }

@@ -246,10 +246,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
         count,
         ROWS_PER_TASK,
         |first, chunk_rows, emit| {
-            let out = Fresh {
-                emit,
-                values: [[Scalar::ZERO; BLOCK]; 3],
-            };
+            let out = Fresh::new(emit, Scalar::ZERO);
             rows.evaluate(matrices, first, chunk_rows, out)
         },
     )
@@ -281,10 +278,7 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
         let mut ours: [Vec<Scalar>; 3] = Default::default();
         let [a, b, c] = &mut ours;
         fill_three([a, b, c], count, count, |_, _, emit| {
-            let out = Fresh {
-                emit,
-                values: [[Scalar::ZERO; BLOCK]; 3],
-            };
+            let out = Fresh::new(emit, Scalar::ZERO);
             rows.evaluate(matrices, first, count, out)
         })?;
         (0..count)
