@@ -317,15 +317,24 @@ fn a_member_of_another_circuit_in_handed_back_storage_is_an_error_that_leaves_no
         extra: 1,
     });
     let before = stats();
-    let err = dropin::create_random_proof_batch(members, &params, &mut XorShiftRng::seed_from_u64(7))
-        .expect_err("a member of another circuit");
+    let err =
+        dropin::create_random_proof_batch(members, &params, &mut XorShiftRng::seed_from_u64(7))
+            .expect_err("a member of another circuit");
     let message = err.to_string();
     assert!(
         message.contains("member 2") && message.contains("not the recorded circuit"),
         "{message}"
     );
-    assert_eq!(stats().handed_back - before.handed_back, 2, "both proofs handed theirs back");
+    assert_eq!(
+        stats().handed_back - before.handed_back,
+        2,
+        "both proofs handed theirs back"
+    );
     // The next batch of the right circuit gets bellperson's proofs again.
-    assert_eq!(ours(&seeds, 8, true), expected(&seeds, 8), "after the failed batch");
+    assert_eq!(
+        ours(&seeds, 8, true),
+        expected(&seeds, 8),
+        "after the failed batch"
+    );
     groth16::set_in_flight(2).unwrap();
 }
