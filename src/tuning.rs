@@ -97,6 +97,14 @@ pub fn set_streamed_rows(on: bool) {
     crate::precompiled::streamed::set_enabled(on);
 }
 
+/// Turns the classification of witness values as their generator writes them (0, 1 or
+/// other, for evaluation) off or back on, for the whole process. On by default; off,
+/// evaluation classifies every value after the witness is complete, reading them all back
+/// from memory, with the same results.
+pub fn set_classify_as_written(on: bool) {
+    crate::precompiled::set_classify_as_written(on);
+}
+
 /// What a drop-in does with the first member of a structure it has not seen: records the
 /// circuit while synthesizing it directly, and checks that the recording reproduces those
 /// vectors. The bench times it as the first batch's cost.

@@ -94,6 +94,7 @@ use self::record::Recorder;
 use self::claims::Claims;
 use self::coefficients::CoefficientTable;
 use self::field_rows::FieldRows;
+pub(crate) use self::kinds::set_as_written as set_classify_as_written;
 use self::kinds::ValueKinds;
 use self::layout::MatrixLayout;
 use self::matrix::validate;
@@ -345,6 +346,11 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         buffers.clear();
         reserve(&mut buffers.inputs, self.inputs, "input values")?;
         reserve(&mut buffers.aux, self.aux, "aux values")?;
+        // As many as evaluation's map holds, inputs and padding included: it takes over this
+        // storage and grows it no further.
+        buffers
+            .kinds
+            .reserve((self.aux + self.inputs).next_power_of_two())?;
         let spread = spread_witness::enabled() && rayon::current_num_threads() > 1;
         if self.parts.0.is_empty() || !spread {
             lay_out_for_proving(&mut buffers, circuit)?;
@@ -377,11 +383,11 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         circuit: C,
         mut target: ProverVectors<Scalar>,
     ) -> Result<ProverVectors<Scalar>, Error> {
-        let buffers = Witness {
-            inputs: std::mem::take(&mut target.input_assignment),
-            aux: std::mem::take(&mut target.aux_assignment),
-            constraints: 0,
-        };
+        let buffers = Witness::unclassified(
+            std::mem::take(&mut target.input_assignment),
+            std::mem::take(&mut target.aux_assignment),
+            0,
+        );
         let witness = self.witness_into(circuit, buffers)?;
         self.evaluate_into(witness, &mut target)?;
         Ok(target)
@@ -463,15 +469,17 @@ impl<Scalar: PrimeField> Recording<Scalar> {
 
     fn evaluate_with(
         &self,
-        witness: Witness<Scalar>,
+        mut witness: Witness<Scalar>,
         target: &mut ProverVectors<Scalar>,
         kinds: &mut ValueKinds,
     ) -> Result<Witness<Scalar>, Error> {
-        let evaluated = self.evaluate_witness(&witness, target, kinds);
+        let evaluated = self.evaluate_witness(&mut witness, target, kinds);
         let mut spare = Witness {
             inputs: std::mem::replace(&mut target.input_assignment, witness.inputs),
             aux: std::mem::replace(&mut target.aux_assignment, witness.aux),
             constraints: 0,
+            // The scratch's previous storage, after `classify_rest` took the witness's.
+            kinds: witness.kinds,
         };
         spare.clear();
         match evaluated {
@@ -488,12 +496,12 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     /// Sets `target`'s rows and densities for `witness`.
     fn evaluate_witness(
         &self,
-        witness: &Witness<Scalar>,
+        witness: &mut Witness<Scalar>,
         target: &mut ProverVectors<Scalar>,
         kinds: &mut ValueKinds,
     ) -> Result<(), Error> {
         self.check_structure(witness)?;
-        kinds.classify(&witness.inputs, &witness.aux)?;
+        kinds.classify_rest(&witness.inputs, &witness.aux, &mut witness.kinds)?;
         let rows = self.matrices[0].rows();
         // Ask for the memory here, where running out is an error, not an abort. Vectors at
         // least as long (recycled, or a prover's padded domains handed back) are cut to

@@ -22,6 +22,7 @@ use bellpepper_core::{
 };
 use ff::PrimeField;
 
+use super::kinds::AuxKinds;
 use super::parts::Part;
 use super::windows::{Refused, Values, Written};
 use super::witness::{alloc_input_value, append_zeros, out_of_memory, room_for_one, Witness};
@@ -67,6 +68,8 @@ struct Sink<Scalar: Copy> {
     fault: Option<Fault>,
     /// Where values go when memory ran out, so a native path runs on to the error.
     scratch: Vec<Scalar>,
+    /// The kinds of the values in the range, classified as they are written.
+    kinds: AuxKinds,
 }
 
 /// A system's values, in order, once one did not fit its range: written ranges and vectors
@@ -130,13 +133,23 @@ impl From<Fault> for Error {
 }
 
 impl<Scalar: PrimeField> Sink<Scalar> {
-    fn new(range: Values<Scalar>) -> Self {
+    fn new(range: Values<Scalar>, kinds: AuxKinds) -> Self {
         Sink {
             position: range.position(),
             range,
             detour: None,
             fault: None,
             scratch: Vec::new(),
+            kinds,
+        }
+    }
+
+    /// Classifies the values written so far once enough are waiting: at the start of a
+    /// call, where no slice handed out before can still be written.
+    #[inline]
+    fn catch_up(&mut self) {
+        if self.detour.is_none() {
+            self.kinds.catch_up(self.range.written());
         }
     }
 
@@ -144,6 +157,8 @@ impl<Scalar: PrimeField> Sink<Scalar> {
     /// closed, then values of this system's own.
     #[cold]
     fn take_detour(&mut self) -> &mut Detour<Scalar> {
+        // Its values are no longer one slice in order: evaluation classifies them all.
+        self.kinds.abandon();
         let range = &self.range;
         self.detour.get_or_insert_with(|| Detour {
             pieces: vec![Piece::Written(range.close())],
@@ -154,6 +169,7 @@ impl<Scalar: PrimeField> Sink<Scalar> {
     /// Appends `value`, in the range or on the detour.
     #[inline]
     fn push(&mut self, value: Scalar) -> Result<(), SynthesisError> {
+        self.catch_up();
         let detour = match &mut self.detour {
             Some(detour) => detour,
             None => match self.range.push(value) {
@@ -179,6 +195,7 @@ impl<Scalar: PrimeField> Sink<Scalar> {
 
     /// Appends `n` zeros and returns them to be overwritten.
     fn fill(&mut self, n: usize) -> &mut [Scalar] {
+        self.catch_up();
         if self.detour.is_none() {
             match self.range.fill(n, Scalar::ZERO) {
                 Ok(()) => {
@@ -224,12 +241,14 @@ impl<Scalar: PrimeField> Sink<Scalar> {
     /// Appends a branch's values: in place when they are its range, full and next in order;
     /// else as they lie, on the detour.
     fn append_branch(&mut self, branch: &Sink<Scalar>) {
-        if self.detour.is_none()
-            && branch.detour.is_none()
-            && self.range.take_back(&branch.range).is_ok()
-        {
-            self.position = self.range.position();
-            return;
+        if self.detour.is_none() && branch.detour.is_none() {
+            // Before the range comes back: a failure takes the detour, which abandons them.
+            self.kinds
+                .append(self.range.written(), &branch.kinds, branch.range.written());
+            if self.range.take_back(&branch.range).is_ok() {
+                self.position = self.range.position();
+                return;
+            }
         }
         let theirs = match &branch.detour {
             None => vec![Piece::Written(branch.range.close())],
@@ -276,11 +295,16 @@ fn joined<'s, Scalar: Copy + 's>(
 }
 
 impl<'r, Scalar: PrimeField> SpreadWitness<'r, Scalar> {
-    fn with(inputs: Vec<Scalar>, range: Values<Scalar>, parts: &'r [Part]) -> Self {
+    fn with(
+        inputs: Vec<Scalar>,
+        range: Values<Scalar>,
+        kinds: AuxKinds,
+        parts: &'r [Part],
+    ) -> Self {
         SpreadWitness {
             inputs_at_branch: inputs.len(),
             inputs,
-            aux: Sink::new(range),
+            aux: Sink::new(range, kinds),
             constraints: 0,
             parts,
             next_part: Cell::new(0),
@@ -295,7 +319,12 @@ impl<'r, Scalar: PrimeField> SpreadWitness<'r, Scalar> {
         parts: &'r [Part],
         circuit: C,
     ) -> Result<Witness<Scalar>, Error> {
-        let mut cs = Self::with(buffers.inputs, Values::root(buffers.aux), parts);
+        let mut cs = Self::with(
+            buffers.inputs,
+            Values::root(buffers.aux),
+            buffers.kinds,
+            parts,
+        );
         let outcome = lay_out_for_proving(&mut cs, circuit);
         // Running out of memory reaches the circuit as an I/O error; it is ours.
         let witness = cs.finish()?;
@@ -303,17 +332,19 @@ impl<'r, Scalar: PrimeField> SpreadWitness<'r, Scalar> {
         Ok(witness)
     }
 
-    fn finish(self) -> Result<Witness<Scalar>, Error> {
+    fn finish(mut self) -> Result<Witness<Scalar>, Error> {
         if let Some(fault) = self.aux.fault {
             return Err(fault.into());
         }
         if self.misread.get() {
             return Err(Fault::Misread.into());
         }
+        let kinds = std::mem::take(&mut self.aux.kinds);
         Ok(Witness {
             aux: self.aux.into_vec()?,
             inputs: self.inputs,
             constraints: self.constraints,
+            kinds,
         })
     }
 }
@@ -329,7 +360,13 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
 
     /// A system of its own (a sub-circuit's), appended by copying.
     fn new() -> Self {
-        Self::with(Vec::new(), Values::root(Vec::new()), &[])
+        // Its values are copied into a system, which classifies them there.
+        Self::with(
+            Vec::new(),
+            Values::root(Vec::new()),
+            AuxKinds::abandoned(),
+            &[],
+        )
     }
 
     fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
@@ -386,7 +423,12 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         let part = self.parts.get(next).filter(|part| part.point == here)?;
         let range = self.aux.range.hand_out(part.at, part.len)?;
         self.next_part.set(next + 1);
-        Some(Self::with(self.inputs.clone(), range, &[]))
+        Some(Self::with(
+            self.inputs.clone(),
+            range,
+            AuxKinds::for_range(&self.aux.kinds, part.len),
+            &[],
+        ))
     }
 
     /// A branch is appended in place where it filled the range it was handed and comes next,
@@ -466,6 +508,7 @@ mod tests {
     use crate::branches::{spread, Spread};
     use crate::precompiled::Recording;
     use blstrs::Scalar as Fr;
+    use ff::Field;
 
     /// What a circuit does with the witness generator's branches.
     #[derive(Clone, Copy, PartialEq)]
@@ -542,6 +585,94 @@ mod tests {
             .build()
             .unwrap()
             .install(work)
+    }
+
+    /// `parts` parts of `per_part` values each (0, 1 and others) and as many constraints;
+    /// a witness generator writes most of them through `allocate_empty`, in runs of
+    /// irregular lengths, after the call that handed out their slots.
+    struct ManyValues {
+        parts: usize,
+        per_part: usize,
+    }
+
+    impl Circuit<Fr> for ManyValues {
+        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+            let five = Fr::from(5);
+            let x = cs.alloc(|| "x", || Ok(five))?;
+            let value = |i: usize, k: usize| match (i + k * 7) % 5 {
+                0 => Fr::ZERO,
+                1 | 3 => Fr::ONE,
+                j => Fr::from((k + j) as u64) + Fr::ONE,
+            };
+            let part = |cs: &mut CS::Root, i: usize| {
+                let (mut k, mut run) = (0, 1);
+                while k < self.per_part {
+                    let n = run.min(self.per_part - k);
+                    if cs.is_witness_generator() && run % 2 == 0 {
+                        let (slots, _) = cs.allocate_empty(n, 0);
+                        for (j, slot) in slots.iter_mut().enumerate() {
+                            *slot = value(i, k + j);
+                        }
+                        for _ in 0..n {
+                            // A witness generator calls none of these closures.
+                            cs.enforce(|| "", |lc| lc, |lc| lc, |lc| lc);
+                        }
+                    } else {
+                        for j in 0..n {
+                            let y = cs.alloc(|| "y", || Ok(value(i, k + j)))?;
+                            cs.enforce(|| "", |lc| lc + x, |lc| lc + y, |lc| lc + (five, y));
+                        }
+                    }
+                    k += n;
+                    run = run * 3 % 701 + 1;
+                }
+                Ok(())
+            };
+            let parts = match spread(cs, (0..self.parts).collect(), |cs, _, i| part(cs, i))? {
+                Spread::Done => return Ok(()),
+                Spread::Here(parts) => parts,
+            };
+            for i in parts {
+                part(cs.get_root(), i)?;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn values_are_classified_as_written_on_one_thread_or_several() {
+        let circuit = || ManyValues {
+            parts: 3,
+            per_part: 5000,
+        };
+        let recording = on_threads(2, || Recording::record(circuit()).unwrap());
+        assert_eq!(recording.parts.0.len(), 2, "two parts in branches");
+        for threads in [1, 2, 3] {
+            let witness = on_threads(threads, || recording.witness(circuit()).unwrap());
+            let classified = witness.kinds.classified().expect("not abandoned");
+            let mut whole = crate::precompiled::kinds::ValueKinds::default();
+            whole.classify(&[], &witness.aux).unwrap();
+            // What waits for the next call: less than a chunk, and the last run (up to 701).
+            assert!(
+                classified.len() + 1024 + 701 > witness.aux.len(),
+                "{threads} threads: {} of {} classified",
+                classified.len(),
+                witness.aux.len()
+            );
+            assert_eq!(
+                classified,
+                &whole.map()[..classified.len()],
+                "{threads} threads"
+            );
+            // Evaluated with its kinds, as with none: the same vectors.
+            let unclassified = Witness::unclassified(
+                witness.inputs.clone(),
+                witness.aux.clone(),
+                witness.constraints,
+            );
+            let vectors = recording.evaluate(witness).unwrap();
+            assert_eq!(vectors, recording.evaluate(unclassified).unwrap());
+        }
     }
 
     #[test]

@@ -5,18 +5,52 @@
 use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use ff::PrimeField;
 
+use super::kinds::AuxKinds;
 use crate::protocol::{root_without_names, CountsInputs};
 
 /// The values of a circuit's variables (input 0 is the constant one) and how many
 /// constraints the circuit enforced.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct Witness<Scalar> {
     pub(crate) inputs: Vec<Scalar>,
     pub(crate) aux: Vec<Scalar>,
     pub(crate) constraints: usize,
+    /// The kinds of the first aux values, classified as they were written.
+    pub(crate) kinds: AuxKinds,
+}
+
+/// Witnesses are equal when their values and counts are: the kinds follow from the values.
+impl<Scalar: PartialEq> PartialEq for Witness<Scalar> {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.inputs, &self.aux, self.constraints)
+            == (&other.inputs, &other.aux, other.constraints)
+    }
+}
+
+impl<Scalar: Eq> Eq for Witness<Scalar> {}
+
+/// The values and counts.
+impl<Scalar: std::fmt::Debug> std::fmt::Debug for Witness<Scalar> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Witness")
+            .field("inputs", &self.inputs)
+            .field("aux", &self.aux)
+            .field("constraints", &self.constraints)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<Scalar> Witness<Scalar> {
+    /// A witness of values from elsewhere (a prover's vectors), none of them classified.
+    pub(crate) fn unclassified(inputs: Vec<Scalar>, aux: Vec<Scalar>, constraints: usize) -> Self {
+        Witness {
+            inputs,
+            aux,
+            constraints,
+            kinds: AuxKinds::default(),
+        }
+    }
+
     /// The input values, the constant one first.
     pub fn inputs(&self) -> &[Scalar] {
         &self.inputs
@@ -38,6 +72,7 @@ impl<Scalar> Witness<Scalar> {
         self.inputs.clear();
         self.aux.clear();
         self.constraints = 0;
+        self.kinds.clear();
     }
 }
 
@@ -96,6 +131,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
+        self.kinds.catch_up(&self.aux);
         room_for_one(&mut self.aux, "aux values")?;
         self.aux.push(f()?);
         Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
@@ -132,6 +168,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         // `other`'s input 0 is the constant one, which is ours.
         self.inputs
             .extend_from_slice(other.inputs.get(1..).unwrap_or_default());
+        self.kinds.append(&self.aux, &other.kinds, &other.aux);
         self.aux.extend_from_slice(&other.aux);
         self.constraints += other.constraints;
     }
@@ -145,10 +182,12 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
     }
 
     fn extend_aux(&mut self, new_aux: &[Scalar]) {
+        self.kinds.catch_up(&self.aux);
         self.aux.extend_from_slice(new_aux);
     }
 
     fn allocate_empty(&mut self, aux_n: usize, inputs_n: usize) -> (&mut [Scalar], &mut [Scalar]) {
+        self.kinds.catch_up(&self.aux);
         let aux = append_zeros(&mut self.aux, aux_n);
         let inputs = append_zeros(&mut self.inputs, inputs_n);
         (aux, inputs)
@@ -159,6 +198,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
     }
 
     fn allocate_empty_aux(&mut self, n: usize) -> &mut [Scalar] {
+        self.kinds.catch_up(&self.aux);
         append_zeros(&mut self.aux, n)
     }
 

@@ -208,11 +208,11 @@ where
         let Some(replacement) = self.batch.replacement() else {
             return fail(self, why.unwrap_or(Error::RecordingRejected));
         };
-        let witness = Witness {
-            inputs: std::mem::take(&mut vectors.input_assignment),
-            aux: std::mem::take(&mut vectors.aux_assignment),
+        let witness = Witness::unclassified(
+            std::mem::take(&mut vectors.input_assignment),
+            std::mem::take(&mut vectors.aux_assignment),
             constraints,
-        };
+        );
         let evaluated = replacement
             .evaluate_into(witness, &mut vectors)
             .and_then(|_| self.ready(&vectors));

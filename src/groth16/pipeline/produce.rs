@@ -204,11 +204,11 @@ where
     Scalar: PrimeField,
     C: Circuit<Scalar>,
 {
-    let buffers = Witness {
-        inputs: std::mem::take(&mut target.input_assignment),
-        aux: std::mem::take(&mut target.aux_assignment),
-        constraints: 0,
-    };
+    let buffers = Witness::unclassified(
+        std::mem::take(&mut target.input_assignment),
+        std::mem::take(&mut target.aux_assignment),
+        0,
+    );
     let witness = recording.witness_into(circuit, buffers)?;
     let constraints = witness.constraints;
     match recording.evaluate_into(witness, &mut target) {
