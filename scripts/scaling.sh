@@ -3,7 +3,9 @@
 # 32 GiB PoRep circuit's challenges), direct (`default`: the challenges spread over the
 # pool) and from a recording (`pce-spread`: the parts' witness in place, the evaluation by
 # rows; `pce-spread-cached`: the same with its rows stored through the caches, to see what
-# the streaming stores save where many cores share the memory bus), each thread count in a
+# the streaming stores save where many cores share the memory bus; `pce-spread-classify-
+# after`: the witness values classified by evaluation, read back from memory, to see what
+# classifying them as they are written saves there), each thread count in a
 # process of its own. For machines with more cores than a
 # two-core development VM that have no Rust toolchain (a GPU prover's host): only the
 # binary goes there.
@@ -53,7 +55,7 @@ run() {
     mkdir -p "$out"
     { nproc; grep -m1 "model name" /proc/cpuinfo || true; free -g | head -2; } |
         tee "$out/machine.txt"
-    local variants=(default pce-spread pce-spread-cached) summary=$out/scaling.txt
+    local variants=(default pce-spread pce-spread-cached pce-spread-classify-after) summary=$out/scaling.txt
     : > "$summary"
     for t in "${threads[@]}"; do
         [[ $t =~ ^[1-9][0-9]*$ ]] || usage

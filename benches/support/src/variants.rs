@@ -48,6 +48,8 @@ pub struct Variant {
     pub branches: bool,
     /// Whether rows evaluated over recycled vectors are written with streaming stores.
     pub streamed_rows: bool,
+    /// Whether witness values are classified as they are written (else by evaluation).
+    pub classify_as_written: bool,
 }
 
 /// How a variant synthesizes.
@@ -98,6 +100,7 @@ impl Variant {
         tuning::set_spread_witness(self.spread_witness);
         tuning::set_branches(self.branches);
         tuning::set_streamed_rows(self.streamed_rows);
+        tuning::set_classify_as_written(self.classify_as_written);
         let result = if self.one_thread {
             on_one_thread(work)
         } else {
@@ -108,6 +111,7 @@ impl Variant {
         tuning::set_spread_witness(true);
         tuning::set_branches(true);
         tuning::set_streamed_rows(true);
+        tuning::set_classify_as_written(true);
         result
     }
 
@@ -164,6 +168,7 @@ const fn direct(
         spread_witness: true,
         branches: true,
         streamed_rows: true,
+        classify_as_written: true,
     }
 }
 
@@ -183,6 +188,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         spread_witness: true,
         branches: true,
         streamed_rows: true,
+        classify_as_written: true,
     }
 }
 
@@ -200,7 +206,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 30] = [
+pub const VARIANTS: [Variant; 32] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -379,6 +385,29 @@ pub const VARIANTS: [Variant; 30] = [
         ..precompiled(
             "pce-spread-cached",
             "as pce-spread, the rows stored through the caches (no streaming stores)",
+            Path::Recorded {
+                recycled: true,
+                native: true,
+            },
+        )
+    },
+    Variant {
+        classify_as_written: false,
+        ..precompiled(
+            "pce-reuse-1t-classify-after",
+            "as pce-reuse-1t, the witness values classified by evaluation, read back from memory",
+            Path::Recorded {
+                recycled: true,
+                native: true,
+            },
+        )
+    },
+    Variant {
+        one_thread: false,
+        classify_as_written: false,
+        ..precompiled(
+            "pce-spread-classify-after",
+            "as pce-spread, the witness values classified by evaluation, read back from memory",
             Path::Recorded {
                 recycled: true,
                 native: true,
