@@ -75,6 +75,14 @@ fn ours(seeds: &[u64], rng: u64, with_file: bool) -> Vec<Vec<u8>> {
     proofs.iter().map(bytes_27).collect()
 }
 
+/// The message of the error the drop-in answers `members` with, proving with `params` and
+/// the rng seeded with `rng`.
+fn refusal(members: Vec<Mix>, params: &SuprasealParametersWithFile<'_, Bls12>, rng: u64) -> String {
+    dropin::create_random_proof_batch(members, params, &mut XorShiftRng::seed_from_u64(rng))
+        .expect_err("the batch is refused")
+        .to_string()
+}
+
 fn stats() -> CacheStats {
     groth16::stats::<Fr>()
 }
@@ -232,13 +240,7 @@ fn a_circuit_that_does_not_fit_the_parameters_file_is_an_error_before_supraseal(
     let srs = SuprasealParameters::<Bls12>::new(other_path.clone()).unwrap();
     let params = SuprasealParametersWithFile::new(&srs, &other_path);
     let (calls, _) = supraseal_c2::standin::calls();
-    let err = dropin::create_random_proof_batch(
-        batch(&[1, 2]),
-        &params,
-        &mut XorShiftRng::seed_from_u64(1),
-    )
-    .expect_err("parameters of another circuit");
-    let message = err.to_string();
+    let message = refusal(batch(&[1, 2]), &params, 1);
     assert!(
         message.contains("query") && message.contains("another circuit"),
         "{message}"
@@ -317,10 +319,7 @@ fn a_member_of_another_circuit_in_handed_back_storage_is_an_error_that_leaves_no
         extra: 1,
     });
     let before = stats();
-    let err =
-        dropin::create_random_proof_batch(members, &params, &mut XorShiftRng::seed_from_u64(7))
-            .expect_err("a member of another circuit");
-    let message = err.to_string();
+    let message = refusal(members, &params, 7);
     assert!(
         message.contains("member 2") && message.contains("not the recorded circuit"),
         "{message}"
