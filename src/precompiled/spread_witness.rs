@@ -145,12 +145,11 @@ impl<Scalar: PrimeField> Sink<Scalar> {
     }
 
     /// Classifies the values written so far once enough are waiting: at the start of a
-    /// call, where no slice handed out before can still be written.
+    /// call, where no slice handed out before can still be written. (A detour abandoned the
+    /// kinds, so only the range's values are ever classified.)
     #[inline]
     fn catch_up(&mut self) {
-        if self.detour.is_none() {
-            self.kinds.catch_up(self.range.written());
-        }
+        self.kinds.catch_up(self.range.written());
     }
 
     /// From here on, the values are kept as pieces: what was written in the range so far,

@@ -67,6 +67,16 @@ impl<Scalar> Witness<Scalar> {
         self.constraints
     }
 
+    /// The aux values, for a call to append to them: the values written so far are
+    /// classified first when enough wait (no slice handed out before can still be written).
+    fn aux_to_extend(&mut self) -> &mut Vec<Scalar>
+    where
+        Scalar: PrimeField,
+    {
+        self.kinds.catch_up(&self.aux);
+        &mut self.aux
+    }
+
     /// Empties the vectors, keeping their capacity for the next circuit.
     pub fn clear(&mut self) {
         self.inputs.clear();
@@ -131,9 +141,9 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.kinds.catch_up(&self.aux);
-        room_for_one(&mut self.aux, "aux values")?;
-        self.aux.push(f()?);
+        let aux = self.aux_to_extend();
+        room_for_one(aux, "aux values")?;
+        aux.push(f()?);
         Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
     }
 
@@ -182,12 +192,11 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
     }
 
     fn extend_aux(&mut self, new_aux: &[Scalar]) {
-        self.kinds.catch_up(&self.aux);
-        self.aux.extend_from_slice(new_aux);
+        self.aux_to_extend().extend_from_slice(new_aux);
     }
 
     fn allocate_empty(&mut self, aux_n: usize, inputs_n: usize) -> (&mut [Scalar], &mut [Scalar]) {
-        self.kinds.catch_up(&self.aux);
+        self.aux_to_extend();
         let aux = append_zeros(&mut self.aux, aux_n);
         let inputs = append_zeros(&mut self.inputs, inputs_n);
         (aux, inputs)
@@ -198,8 +207,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
     }
 
     fn allocate_empty_aux(&mut self, n: usize) -> &mut [Scalar] {
-        self.kinds.catch_up(&self.aux);
-        append_zeros(&mut self.aux, n)
+        append_zeros(self.aux_to_extend(), n)
     }
 
     fn inputs_slice(&self) -> &[Scalar] {
