@@ -24,8 +24,9 @@
 #      challenges with `synthpool::branches::spread`, on every thread of the rayon pool where
 #      the constraint system can branch (synthpool's can; others run the loop as before);
 #   8. storage-proofs-post/src/fallback/circuit.rs: `FallbackPoStCircuit` synthesizes its
-#      chunks of sectors with `synthpool::branches::spread` likewise, the first chunk in the
-#      system itself (systems that cannot branch take upstream's systems from `new()`).
+#      chunks of sectors with `synthpool::branches::spread` likewise, in the system itself
+#      (every chunk on one thread, the first on more; systems that can do neither take
+#      upstream's systems from `new()`).
 #
 # Usage: scripts/patch-fork.sh DIR
 #

@@ -483,6 +483,12 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         })
     }
 
+    /// It keeps no names, and a part synthesized here appends its rows, values and
+    /// densities exactly as a system from `new()` appended after it would.
+    fn parts_in_place(&self) -> bool {
+        true
+    }
+
     /// Appends a branch of this assignment, or a sub-circuit synthesized from `new()` (whose
     /// input 0 is the constant one, this system's).
     fn extend(&mut self, other: &Self) {

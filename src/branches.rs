@@ -70,17 +70,21 @@ impl BranchPoint {
 #[derive(Debug)]
 #[must_use = "parts handed back must still be synthesized"]
 pub enum Spread<P> {
-    /// Every part was synthesized in a branch and appended in order.
+    /// Every part was synthesized, in a branch appended in order or in the system itself.
     Done,
-    /// The parts, untouched: they are better synthesized in the system itself, one after
-    /// another (it cannot branch, the pool has one thread, or there is one part).
+    /// The parts, untouched, for the caller's own way: where branches are turned off
+    /// ([`crate::tuning::set_branches`]), where the system cannot take a branch, and, with
+    /// one part or one thread, where it cannot take the parts in place either.
     Here(Vec<P>),
 }
 
 /// Synthesizes `parts` into `cs` as `synthesize(cs, i, part)` for each in order would, on
 /// every thread of the current rayon pool: the first part in `cs` itself (in the storage it
 /// already has), each of the others in a branch of `cs` taken before any part starts, all at
-/// once, then the branches appended in order.
+/// once, then the branches appended in order. With one part or one thread, a system that
+/// takes parts in place ([`ConstraintSystem::parts_in_place`]) runs them all itself, one
+/// after another, so a caller whose own way is a system from `new()` per group of parts
+/// (storage-proofs-post's) copies nothing there either.
 ///
 /// `synthesize` may read any variable allocated in `cs` before this call, and nothing a part
 /// allocates may be used by another part or after this call (the parts are independent, as a
@@ -102,8 +106,18 @@ where
     P: Send,
     F: Fn(&mut CS::Root, usize, P) -> Result<(), SynthesisError> + Sync,
 {
-    if parts.len() < 2 || rayon::current_num_threads() < 2 || NO_BRANCHES.load(Ordering::Relaxed) {
+    if NO_BRANCHES.load(Ordering::Relaxed) {
         return Ok(Spread::Here(parts));
+    }
+    if parts.len() < 2 || rayon::current_num_threads() < 2 {
+        if !cs.parts_in_place() {
+            return Ok(Spread::Here(parts));
+        }
+        let root = cs.get_root();
+        for (i, part) in parts.into_iter().enumerate() {
+            synthesize(root, i, part)?;
+        }
+        return Ok(Spread::Done);
     }
     let mut branches = Vec::with_capacity(parts.len() - 1);
     for _ in 1..parts.len() {

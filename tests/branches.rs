@@ -10,6 +10,8 @@ use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError, Variable};
 use blstrs::Scalar as Fr;
 use common::{assert_same, reference, RandomCircuit};
 use ff::Field;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use synthpool::branches::{spread, Spread};
 use synthpool::precompiled::{Recording, Witness};
 use synthpool::{Error, ProvingAssignment};
@@ -64,6 +66,66 @@ impl Circuit<Fr> for SharedParts {
         };
         for i in parts {
             part(cs.get_root(), i)?;
+        }
+        Ok(())
+    }
+}
+
+/// Self-contained groups of parts, as storage-proofs-post groups a partition's sectors:
+/// through `spread`, and where the groups are handed back, each into a system from `new()`
+/// appended in order (upstream's way), each group naming its parts from 0 again; on a
+/// system that cannot extend, every part in a loop.
+#[derive(Clone)]
+struct Groups {
+    seed: u64,
+    groups: usize,
+    /// How many times the groups were handed back.
+    handed_back: Arc<AtomicUsize>,
+}
+
+impl Groups {
+    const PER_GROUP: usize = 2;
+
+    fn part(&self, group: usize, i: usize) -> RandomCircuit {
+        RandomCircuit {
+            seed: self.seed * 100 + (group * Self::PER_GROUP + i) as u64,
+            steps: 30 + 7 * i,
+        }
+    }
+
+    fn lay_out_group<CS: ConstraintSystem<Fr>>(
+        &self,
+        cs: &mut CS,
+        group: usize,
+    ) -> Result<(), SynthesisError> {
+        for i in 0..Self::PER_GROUP {
+            let one = [(CS::one(), Fr::ONE)];
+            self.part(group, i)
+                .lay_out_over(&mut cs.namespace(|| format!("part {i}")), &one)?;
+        }
+        Ok(())
+    }
+}
+
+impl Circuit<Fr> for Groups {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        if !CS::is_extensible() {
+            for group in 0..self.groups {
+                self.lay_out_group(&mut cs.namespace(|| format!("group {group}")), group)?;
+            }
+            return Ok(());
+        }
+        let groups = (0..self.groups).collect();
+        let groups = match spread(cs, groups, |cs, _, group| self.lay_out_group(cs, group))? {
+            Spread::Done => return Ok(()),
+            Spread::Here(groups) => groups,
+        };
+        self.handed_back.fetch_add(1, Ordering::Relaxed);
+        for group in groups {
+            let mut sub = CS::new();
+            sub.alloc_input(|| "one", || Ok(Fr::ONE))?;
+            self.lay_out_group(&mut sub, group)?;
+            cs.extend(&sub);
         }
         Ok(())
     }
@@ -323,5 +385,80 @@ fn a_file_whose_parts_overlap_is_refused() {
             }
             other => panic!("{other:?}"),
         }
+    }
+}
+
+/// On one thread, or with one group, every synthpool system takes the groups in place,
+/// copying nothing, where the circuit's own way is a system from `new()` per group; on more,
+/// those that branch spread them. A system that does not say it takes parts in place
+/// (bellpepper's `WitnessCS`) gets them back, as does one that cannot branch on more threads
+/// (the witness kept while recording, and so the witness of a recording without parts).
+#[test]
+fn groups_of_parts_run_in_the_system_itself_on_one_thread() {
+    for (groups, threads) in [(3, 1), (1, 1), (1, 2), (3, 2), (3, 3)] {
+        let circuit = Groups {
+            seed: 8,
+            groups,
+            handed_back: Arc::new(AtomicUsize::new(0)),
+        };
+        let handed_back = |work: &(dyn Fn() + Sync)| {
+            let before = circuit.handed_back.load(Ordering::Relaxed);
+            on_threads(threads, work);
+            circuit.handed_back.load(Ordering::Relaxed) - before
+        };
+        let what = format!("{groups} groups, {threads} threads");
+        let spreads = usize::from(groups > 1 && threads > 1);
+        let expected = reference(circuit.clone());
+        let with_witness = || {
+            let (recording, witness) = Recording::record_with_witness(circuit.clone()).unwrap();
+            assert_same(
+                &recording.evaluate(witness.clone()).unwrap(),
+                &expected,
+                &format!("recorded with its witness, {what}"),
+            );
+            (recording, witness)
+        };
+        let direct = || {
+            let vectors = synthpool::synthesize(circuit.clone()).unwrap();
+            assert_same(&vectors, &expected, &format!("direct, {what}"));
+        };
+        assert_eq!(handed_back(&direct), 0, "direct, {what}");
+        let (recorded, witness) = on_threads(1, with_witness);
+        assert_eq!(
+            handed_back(&|| drop(with_witness())),
+            spreads,
+            "recording with its witness, {what}"
+        );
+        let structure = on_threads(threads, || Recording::record(circuit.clone()).unwrap());
+        let from_structure = || {
+            assert_eq!(
+                structure.witness(circuit.clone()).unwrap(),
+                witness,
+                "{what}"
+            )
+        };
+        assert_eq!(
+            handed_back(&from_structure),
+            0,
+            "witness of a recording made on the threads, {what}"
+        );
+        let from_recorded = || {
+            assert_eq!(
+                recorded.witness(circuit.clone()).unwrap(),
+                witness,
+                "{what}"
+            )
+        };
+        assert_eq!(
+            handed_back(&from_recorded),
+            spreads,
+            "witness of a recording made on one thread, {what}"
+        );
+        let foreign = || {
+            let mut cs = bellpepper::util_cs::witness_cs::WitnessCS::<Fr>::new();
+            circuit.clone().synthesize(&mut cs).unwrap();
+            assert_eq!(cs.scalar_aux(), expected.aux_assignment, "{what}");
+        };
+        assert_eq!(handed_back(&foreign), 1, "WitnessCS, {what}");
     }
 }

@@ -171,6 +171,16 @@ pub trait ConstraintSystem<Scalar: PrimeField>: Sized + Send {
         None
     }
 
+    /// Whether independent parts (as [`Self::branch`] describes them) synthesized here one
+    /// after another lay out exactly what each synthesized in a system from [`Self::new`]
+    /// and appended in order with [`Self::extend`] lays out, whatever names their namespaces
+    /// repeat: a system that keeps no names. A caller that would synthesize the parts apart
+    /// only to append them, with no other thread to run them on, then runs them here and
+    /// copies nothing. `false` (the default) where that is not known.
+    fn parts_in_place(&self) -> bool {
+        false
+    }
+
     /// Whether this system only computes a witness and keeps no constraints.
     fn is_witness_generator(&self) -> bool {
         false
@@ -307,6 +317,10 @@ impl<'cs, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Sca
         self.0.branch()
     }
 
+    fn parts_in_place(&self) -> bool {
+        self.0.parts_in_place()
+    }
+
     fn is_witness_generator(&self) -> bool {
         self.0.is_witness_generator()
     }
@@ -436,6 +450,10 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> 
 
     fn branch(&self) -> Option<Self::Root> {
         (**self).branch()
+    }
+
+    fn parts_in_place(&self) -> bool {
+        (**self).parts_in_place()
     }
 
     fn is_witness_generator(&self) -> bool {

@@ -329,6 +329,12 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         })
     }
 
+    /// It keeps no names, and a part recorded here numbers its variables where `extend`
+    /// would renumber them.
+    fn parts_in_place(&self) -> bool {
+        true
+    }
+
     /// Appends `other`'s rows with its own variables renumbered to where `extend` puts them
     /// in the assignment, after ours: a branch's own are those it allocated after where it
     /// was taken (the ones before are ours, under the same indices); a sub-circuit from

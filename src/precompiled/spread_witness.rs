@@ -430,6 +430,12 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         ))
     }
 
+    /// Values written here land where a part's branch or system from `new()` would have
+    /// put them; a recorded part's range the system reaches itself is passed, not handed out.
+    fn parts_in_place(&self) -> bool {
+        true
+    }
+
     /// A branch is appended in place where it filled the range it was handed and comes next,
     /// as it lies otherwise; a system from `new()` is copied in.
     fn extend(&mut self, other: &Self) {

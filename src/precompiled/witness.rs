@@ -187,6 +187,11 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         true
     }
 
+    /// Values are appended in order, as `extend` would append a part's.
+    fn parts_in_place(&self) -> bool {
+        true
+    }
+
     fn extend_inputs(&mut self, new_inputs: &[Scalar]) {
         self.inputs.extend_from_slice(new_inputs);
     }

@@ -206,7 +206,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 32] = [
+pub const VARIANTS: [Variant; 34] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -284,6 +284,18 @@ pub const VARIANTS: [Variant; 32] = [
         )
     },
     Variant {
+        one_thread: true,
+        branches: false,
+        ..direct(
+            "default-1t-no-branches",
+            "as default-1t, the parts handed back: PoSt sectors in a system from new(), copied in",
+            true,
+            EvalKernel::BitValues,
+            false,
+            GadgetSet::Synthpool,
+        )
+    },
+    Variant {
         branches: false,
         ..direct(
             "default-no-branches",
@@ -329,6 +341,17 @@ pub const VARIANTS: [Variant; 32] = [
             native: true,
         },
     ),
+    Variant {
+        branches: false,
+        ..precompiled(
+            "pce-reuse-1t-no-branches",
+            "as pce-reuse-1t, the parts handed back: PoSt sectors in a system from new(), copied in",
+            Path::Recorded {
+                recycled: true,
+                native: true,
+            },
+        )
+    },
     Variant {
         lanes: false,
         ..precompiled(
