@@ -429,19 +429,21 @@ fn groups_of_parts_run_in_the_system_itself_on_one_thread() {
             spreads,
             "recording with its witness, {what}"
         );
-        let structure = on_threads(threads, || Recording::record(circuit.clone()).unwrap());
-        let from_structure = || {
+        for recorded_on in [threads, 3] {
+            let structure = on_threads(recorded_on, || Recording::record(circuit.clone()).unwrap());
+            let from_structure = || {
+                assert_eq!(
+                    structure.witness(circuit.clone()).unwrap(),
+                    witness,
+                    "{what}"
+                )
+            };
             assert_eq!(
-                structure.witness(circuit.clone()).unwrap(),
-                witness,
-                "{what}"
-            )
-        };
-        assert_eq!(
-            handed_back(&from_structure),
-            0,
-            "witness of a recording made on the threads, {what}"
-        );
+                handed_back(&from_structure),
+                0,
+                "witness of a recording made on {recorded_on} threads, {what}"
+            );
+        }
         let from_recorded = || {
             assert_eq!(
                 recorded.witness(circuit.clone()).unwrap(),

@@ -16,6 +16,11 @@
 //!   caller already has, so a prover's assignment need not sum its terms again (Poseidon's
 //!   s-box inputs, a combination over up to 66 variables); every other system enforces it
 //!   as usual.
+//! - [`ConstraintSystem::branch`] and [`ConstraintSystem::parts_in_place`]: where a system
+//!   can synthesize a circuit's independent parts on other threads and append them in
+//!   order, or take them one after another where upstream's circuits synthesize them apart
+//!   to append them; every other system answers `None` and `false`, and the circuit runs as
+//!   before.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
