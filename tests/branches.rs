@@ -2,7 +2,10 @@
 //! challenges share its commitments), its parts spread over branches on rayon pools of one,
 //! two and three threads: direct synthesis gives the vectors of the bellperson-algorithm
 //! reference synthesizing them one after another, recording gives the same matrices byte for
-//! byte, and the witness and the evaluation from a recording are the same.
+//! byte, and the witness and the evaluation from a recording are the same. Then
+//! self-contained groups of parts whose circuit, handed them back, synthesizes each in a
+//! system from `new()` (as a PoSt partition's chunks of sectors): which systems take them in
+//! place, which spread them, which get them back.
 
 mod common;
 
