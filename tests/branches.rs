@@ -432,33 +432,24 @@ fn groups_of_parts_run_in_the_system_itself_on_one_thread() {
             spreads,
             "recording with its witness, {what}"
         );
-        for recorded_on in [threads, 3] {
-            let structure = on_threads(recorded_on, || Recording::record(circuit.clone()).unwrap());
-            let from_structure = || {
-                assert_eq!(
-                    structure.witness(circuit.clone()).unwrap(),
-                    witness,
-                    "{what}"
-                )
+        // The witness of a recording made on these threads and on three (parts placed), and
+        // of the one recorded with its witness on one thread (no parts).
+        let placed = |on| on_threads(on, || Recording::record(circuit.clone()).unwrap());
+        for (recording, expected_back, made) in [
+            (placed(threads), 0, "on these threads"),
+            (placed(3), 0, "on three threads"),
+            (recorded, spreads, "with its witness on one thread"),
+        ] {
+            let generate = || {
+                let generated = recording.witness(circuit.clone()).unwrap();
+                assert_eq!(generated, witness, "recording made {made}, {what}")
             };
             assert_eq!(
-                handed_back(&from_structure),
-                0,
-                "witness of a recording made on {recorded_on} threads, {what}"
+                handed_back(&generate),
+                expected_back,
+                "witness of a recording made {made}, {what}"
             );
         }
-        let from_recorded = || {
-            assert_eq!(
-                recorded.witness(circuit.clone()).unwrap(),
-                witness,
-                "{what}"
-            )
-        };
-        assert_eq!(
-            handed_back(&from_recorded),
-            spreads,
-            "witness of a recording made on one thread, {what}"
-        );
         let foreign = || {
             let mut cs = bellpepper::util_cs::witness_cs::WitnessCS::<Fr>::new();
             circuit.clone().synthesize(&mut cs).unwrap();
