@@ -1,6 +1,7 @@
-//! The counting global allocator of the bench, the runner and the budgets test: jemalloc, or
-//! the system allocator with `--features system-alloc`, wrapped to count allocation calls
-//! and bytes, and the live heap with its peak.
+//! The counting global allocator of the bench, the runner and the budgets test: the system
+//! allocator, which the provers users run link (filcrypto sets no allocator of its own), or
+//! jemalloc with `--features jemalloc`, wrapped to count allocation calls and bytes, and the
+//! live heap with its peak.
 //!
 //! The choice is made at compile time because a block must be freed by the allocator that
 //! made it, and the runtime allocates before `main` could read a setting. The counters are
@@ -13,21 +14,21 @@
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-#[cfg(feature = "system-alloc")]
+#[cfg(not(feature = "jemalloc"))]
 type Inner = std::alloc::System;
-#[cfg(not(feature = "system-alloc"))]
+#[cfg(feature = "jemalloc")]
 type Inner = tikv_jemallocator::Jemalloc;
 
-#[cfg(feature = "system-alloc")]
+#[cfg(not(feature = "jemalloc"))]
 const INNER: Inner = std::alloc::System;
-#[cfg(not(feature = "system-alloc"))]
+#[cfg(feature = "jemalloc")]
 const INNER: Inner = tikv_jemallocator::Jemalloc;
 
 /// The allocator in use, for the report.
-pub const NAME: &str = if cfg!(feature = "system-alloc") {
-    "system"
-} else {
+pub const NAME: &str = if cfg!(feature = "jemalloc") {
     "jemalloc"
+} else {
+    "system"
 };
 
 static CALLS: AtomicU64 = AtomicU64::new(0);

@@ -2,12 +2,11 @@
 //!
 //! JSON schema ([`SCHEMA`] = 5; 2 added the pre-compiled figures, 3 their nonzeros per
 //! constraint, 4 the batches, 5 the batches of fresh processes and `over_warm`): an object
-//! with `schema`, `allocator` ("jemalloc" or
-//! "system"), `hardware_counters` (null, or why hardware counters were unavailable),
-//! `rows`, one per circuit and variant, with exactly the fields of [`Row`], and `batches`,
-//! one per batch proved, with exactly the fields of [`BatchRow`] (empty when the batch
-//! section did not run). Optional figures are null when not measured. Field names are
-//! stable; a change bumps [`SCHEMA`].
+//! with `schema`, `allocator` ("system" or "jemalloc"), `hardware_counters` (null, or why
+//! hardware counters were unavailable), `rows`, one per circuit and variant, with exactly
+//! the fields of [`Row`], and `batches`, one per batch proved, with exactly the fields of
+//! [`BatchRow`] (empty when the batch section did not run). Optional figures are null when
+//! not measured. Field names are stable; a change bumps [`SCHEMA`].
 
 use std::fmt::Write;
 use std::io;

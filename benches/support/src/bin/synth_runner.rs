@@ -16,8 +16,8 @@ use synthpool_bench::alloc;
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::variants::{Path, Variant, Workload};
 
-// The bench's counting allocator (jemalloc, or the system allocator with
-// `--features system-alloc`), so the runner reports allocations like the bench does.
+// The bench's counting allocator (the system allocator, or jemalloc with
+// `--features jemalloc`), so the runner reports allocations like the bench does.
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
