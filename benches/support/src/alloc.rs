@@ -14,15 +14,11 @@
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+// Both are unit structs: the name is the allocator's type and its one value.
 #[cfg(not(feature = "jemalloc"))]
-type Inner = std::alloc::System;
+use std::alloc::System as Inner;
 #[cfg(feature = "jemalloc")]
-type Inner = tikv_jemallocator::Jemalloc;
-
-#[cfg(not(feature = "jemalloc"))]
-const INNER: Inner = std::alloc::System;
-#[cfg(feature = "jemalloc")]
-const INNER: Inner = tikv_jemallocator::Jemalloc;
+use tikv_jemallocator::Jemalloc as Inner;
 
 /// The allocator in use, for the report.
 pub const NAME: &str = if cfg!(feature = "jemalloc") {
@@ -77,20 +73,20 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         count(layout.size());
         // SAFETY: the caller's guarantees for `alloc` are passed on unchanged.
-        unsafe { INNER.alloc(layout) }
+        unsafe { Inner.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size() as u64, Relaxed);
-        // SAFETY: `ptr` was allocated by `INNER` with `layout` (every allocation goes
+        // SAFETY: `ptr` was allocated by `Inner` with `layout` (every allocation goes
         // through this wrapper), as the caller guarantees for this allocator.
-        unsafe { INNER.dealloc(ptr, layout) }
+        unsafe { Inner.dealloc(ptr, layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         count(layout.size());
         // SAFETY: the caller's guarantees for `alloc_zeroed` are passed on unchanged.
-        unsafe { INNER.alloc_zeroed(layout) }
+        unsafe { Inner.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -99,8 +95,8 @@ unsafe impl GlobalAlloc for Counting {
         // Both blocks may be live during the move: count the new one before the old goes.
         grow(new_size as u64);
         LIVE.fetch_sub(layout.size() as u64, Relaxed);
-        // SAFETY: `ptr` came from `INNER` with `layout`, and the caller's guarantees for
+        // SAFETY: `ptr` came from `Inner` with `layout`, and the caller's guarantees for
         // `realloc` are passed on unchanged.
-        unsafe { INNER.realloc(ptr, layout, new_size) }
+        unsafe { Inner.realloc(ptr, layout, new_size) }
     }
 }
