@@ -9,7 +9,7 @@ use super::companion::{Companion, StructureOnly};
 use super::dictionary::Dictionary;
 use super::matrix::{column, to_positions, Matrix, MatrixBuilder, INPUT_FLAG};
 use super::parts::{Part, Parts};
-use crate::branches::BranchPoint;
+use crate::branches::{parallel_appends, BranchPoint};
 use crate::error::Unallocated;
 use crate::eval::is_dropped;
 use crate::pool::LcPool;
@@ -383,25 +383,11 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
 
 impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
     fn append_remapped(&mut self, other: &Self, at: BranchPoint) -> Result<(), Fault> {
-        // Where `other`'s first own variable of each kind lands here.
-        let (aux_from, aux_to) = (at.aux as u64, self.aux as u64);
-        let (input_from, input_to) = (at.inputs as u64, self.inputs.max(1) as u64);
-        let remap = |col: u32| -> Result<u32, Fault> {
-            let (kind, index) = if col & INPUT_FLAG == 0 {
-                let index = u64::from(col);
-                if index < aux_from {
-                    return Ok(col);
-                }
-                (VariableKind::Aux, index - aux_from + aux_to)
-            } else {
-                let index = u64::from(col & !INPUT_FLAG);
-                if index < input_from {
-                    return Ok(col);
-                }
-                (VariableKind::Input, index - input_from + input_to)
-            };
-            column(kind == VariableKind::Input, index)
-                .ok_or(Fault::Limit(Limit::Column { kind, index }))
+        let renumbering = Renumbering {
+            aux_from: at.aux as u64,
+            aux_to: self.aux as u64,
+            input_from: at.inputs as u64,
+            input_to: self.inputs.max(1) as u64,
         };
         let mut ids = Vec::with_capacity(other.dictionary.values.len());
         for value in &other.dictionary.values {
@@ -415,7 +401,8 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
                 return Err(Fault::Limit(Limit::Nonzeros { side }));
             }
         }
-        // Room for all of it, fallibly, before anything is appended.
+        // Room for all of it, fallibly, and the columns checked before anything is
+        // appended: a refused extension leaves the matrices as they were.
         for (mine, theirs) in self.matrices.iter_mut().zip(&other.matrices) {
             room(&mut mine.columns, theirs.columns.len(), "recorded terms")?;
             room(
@@ -429,48 +416,129 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
                 "recorded rows",
             )?;
         }
-        // The three matrices at once, each column remapped as it is appended (the merge
-        // is serial between a partition's parts); a column that cannot be named undoes all
-        // three, so a refused extension leaves the matrices as they were, of equal height.
-        let before = self
-            .matrices
-            .each_ref()
-            .map(|m| (m.columns.len(), m.coeff_ids.len(), m.row_starts.len()));
-        let appended: Vec<Result<(), Fault>> = self.matrices[..]
-            .par_iter_mut()
-            .zip(&other.matrices[..])
-            .map(|(mine, theirs)| {
-                let base = mine.columns.len() as u32;
-                for &col in &theirs.columns {
-                    mine.columns.push(remap(col)?);
+        // Every column `other` recorded names a variable it had allocated, so where all its
+        // own variables land within the column limit no column can fail; otherwise the
+        // first column that lands beyond it (in the order the matrices are appended) is
+        // the error, and one past the limit that no row names is none.
+        if !renumbering.fits(other.inputs, other.aux) {
+            for theirs in &other.matrices {
+                if let Some(fault) = theirs
+                    .columns
+                    .iter()
+                    .find_map(|&col| renumbering.column(col).err())
+                {
+                    return Err(fault);
                 }
+            }
+        }
+        if parallel_appends() {
+            // Every copy split over the pool's threads (rayon's `par_extend` writes in
+            // place), as a branch's vectors are: each thread faults in its share of the
+            // fresh pages, where a matrix per thread left the largest on one.
+            let pairs = self.matrices[..].par_iter_mut().zip(&other.matrices[..]);
+            pairs.for_each(|(mine, theirs)| {
+                let base = mine.columns.len() as u32;
+                mine.columns.par_extend(
+                    theirs
+                        .columns
+                        .par_iter()
+                        .map(|&col| renumbering.within_limit(col)),
+                );
+                mine.coeff_ids
+                    .par_extend(theirs.coeff_ids.par_iter().map(|&id| ids[id as usize]));
+                mine.row_starts
+                    .par_extend(theirs.row_starts[1..].par_iter().map(|&start| base + start));
+            });
+        } else {
+            for (mine, theirs) in self.matrices.iter_mut().zip(&other.matrices) {
+                let base = mine.columns.len() as u32;
+                mine.columns.extend(
+                    theirs
+                        .columns
+                        .iter()
+                        .map(|&col| renumbering.within_limit(col)),
+                );
                 mine.coeff_ids
                     .extend(theirs.coeff_ids.iter().map(|&id| ids[id as usize]));
                 mine.row_starts
                     .extend(theirs.row_starts[1..].iter().map(|&start| base + start));
-                Ok(())
-            })
-            .collect();
-        if let Some(fault) = appended.into_iter().find_map(Result::err) {
-            for (mine, (columns, ids, starts)) in self.matrices.iter_mut().zip(before) {
-                mine.columns.truncate(columns);
-                mine.coeff_ids.truncate(ids);
-                mine.row_starts.truncate(starts);
             }
-            return Err(fault);
         }
         Ok(())
     }
 }
 
+/// Where a branch's own variables land when it is appended: each kind's first own index in
+/// the branch (`from`) and here (`to`). Variables before `from` are the system's, under the
+/// same index. Renumbering is done in 64 bits, so no index wraps into another variable.
+#[derive(Clone, Copy)]
+struct Renumbering {
+    aux_from: u64,
+    aux_to: u64,
+    input_from: u64,
+    input_to: u64,
+}
+
+impl Renumbering {
+    /// The variable `col` names, renumbered: its kind and index here.
+    fn target(self, col: u32) -> (VariableKind, u64) {
+        let shift = |index: u64, from: u64, to: u64| {
+            if index < from {
+                index
+            } else {
+                index - from + to
+            }
+        };
+        if col & INPUT_FLAG == 0 {
+            let index = shift(u64::from(col), self.aux_from, self.aux_to);
+            (VariableKind::Aux, index)
+        } else {
+            let index = u64::from(col & !INPUT_FLAG);
+            let index = shift(index, self.input_from, self.input_to);
+            (VariableKind::Input, index)
+        }
+    }
+
+    /// `col` renumbered, or the column limit's error where its variable lands beyond it.
+    fn column(self, col: u32) -> Result<u32, Fault> {
+        let (kind, index) = self.target(col);
+        column(kind == VariableKind::Input, index)
+            .ok_or(Fault::Limit(Limit::Column { kind, index }))
+    }
+
+    /// Whether every own variable of a branch that ends at `inputs` inputs and `aux` aux
+    /// variables lands within the column limit.
+    fn fits(self, inputs: usize, aux: usize) -> bool {
+        let lands = |count: usize, from: u64, to: u64, is_input: bool| {
+            let count = count as u64;
+            count <= from || column(is_input, count - 1 - from + to).is_some()
+        };
+        lands(aux, self.aux_from, self.aux_to, false)
+            && lands(inputs, self.input_from, self.input_to, true)
+    }
+
+    /// `col` renumbered, for a column known to land within the limit ([`Self::fits`], or
+    /// checked one by one).
+    fn within_limit(self, col: u32) -> u32 {
+        let (kind, index) = self.target(col);
+        debug_assert!(self.column(col).is_ok());
+        let flag = if kind == VariableKind::Input {
+            INPUT_FLAG
+        } else {
+            0
+        };
+        index as u32 | flag
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use bellpepper_core::ConstraintSystem;
+    use bellpepper_core::{ConstraintSystem, Index, Variable};
     use blstrs::Scalar as Fr;
     use ff::Field;
 
     use super::Recorder;
-    use crate::Error;
+    use crate::{Error, Limit, VariableKind};
 
     fn with_one() -> Recorder<Fr> {
         let mut recorder = <Recorder<Fr> as ConstraintSystem<Fr>>::new();
@@ -507,5 +575,58 @@ mod tests {
             recorded,
             Err(Error::MisplacedBranch { inputs: 1, aux: 1 })
         ));
+    }
+
+    /// A system with x, and a branch of it whose row names x and its own y, then as many
+    /// own variables as reach the column limit (`1 << 31` aux in all); the system grows by
+    /// two meanwhile, so the branch's own variables land two further on.
+    fn near_the_limit() -> (Recorder<Fr>, Recorder<Fr>) {
+        let mut system = with_one();
+        let x = system.alloc(|| "x", || Ok(Fr::ONE)).unwrap();
+        let mut branch = system.branch().expect("a recorder branches");
+        let y = branch.alloc(|| "y", || Ok(Fr::ONE)).unwrap();
+        branch.enforce(
+            || "x = y",
+            |lc| lc + x,
+            |lc| lc + Recorder::<Fr>::one(),
+            |lc| lc + y,
+        );
+        // As if allocated one by one: a recorder keeps only the count.
+        branch.aux = 1 << 31;
+        for z in ["z1", "z2"] {
+            system.alloc(|| z, || Ok(Fr::ONE)).unwrap();
+        }
+        (system, branch)
+    }
+
+    /// Own variables that land past the column limit fail an extension only where a row
+    /// names one, and then the first such column in the matrices' order is the error, with
+    /// nothing appended.
+    #[test]
+    fn only_a_named_variable_past_the_column_limit_fails_an_extension() {
+        let (mut system, branch) = near_the_limit();
+        system.extend(&branch);
+        assert!(system.fault.is_none(), "{:?}", system.fault);
+        assert_eq!(system.matrices[2].columns, vec![3], "y lands at aux 3");
+
+        let (mut system, mut branch) = near_the_limit();
+        let aux = |index: usize| Variable::new_unchecked(Index::Aux(index));
+        branch.enforce(
+            || "last two",
+            |lc| lc + aux(1),
+            |lc| lc + aux((1 << 31) - 1),
+            |lc| lc + aux((1 << 31) - 2),
+        );
+        system.extend(&branch);
+        assert!(system.matrices.iter().all(|m| m.columns.is_empty()));
+        let (recorded, _) = system.finish();
+        match recorded {
+            Err(Error::Limit(Limit::Column {
+                kind: VariableKind::Aux,
+                index,
+            })) => assert_eq!(index, (1 << 31) + 1, "B's column, the first"),
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("recorded"),
+        }
     }
 }
