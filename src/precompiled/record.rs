@@ -431,40 +431,46 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
                 }
             }
         }
-        if parallel_appends() {
-            // Every copy split over the pool's threads (rayon's `par_extend` writes in
-            // place), as a branch's vectors are: each thread faults in its share of the
-            // fresh pages, where a matrix per thread left the largest on one.
+        // Each matrix's copies split over the pool's threads where appends are parallel,
+        // as a branch's vectors are: each thread faults in its share of the fresh pages,
+        // where a matrix per thread left the largest on one.
+        let parallel = parallel_appends();
+        let copy = |(mine, theirs): (&mut MatrixBuilder, &MatrixBuilder)| {
+            let base = mine.columns.len() as u32;
+            let columns = |&col: &u32| renumbering.within_limit(col);
+            append_mapped(&mut mine.columns, &theirs.columns, columns, parallel);
+            let ids = |&id: &u16| ids[id as usize];
+            append_mapped(&mut mine.coeff_ids, &theirs.coeff_ids, ids, parallel);
+            let starts = |&start: &u32| base + start;
+            append_mapped(
+                &mut mine.row_starts,
+                &theirs.row_starts[1..],
+                starts,
+                parallel,
+            );
+        };
+        if parallel {
             let pairs = self.matrices[..].par_iter_mut().zip(&other.matrices[..]);
-            pairs.for_each(|(mine, theirs)| {
-                let base = mine.columns.len() as u32;
-                mine.columns.par_extend(
-                    theirs
-                        .columns
-                        .par_iter()
-                        .map(|&col| renumbering.within_limit(col)),
-                );
-                mine.coeff_ids
-                    .par_extend(theirs.coeff_ids.par_iter().map(|&id| ids[id as usize]));
-                mine.row_starts
-                    .par_extend(theirs.row_starts[1..].par_iter().map(|&start| base + start));
-            });
+            pairs.for_each(copy);
         } else {
-            for (mine, theirs) in self.matrices.iter_mut().zip(&other.matrices) {
-                let base = mine.columns.len() as u32;
-                mine.columns.extend(
-                    theirs
-                        .columns
-                        .iter()
-                        .map(|&col| renumbering.within_limit(col)),
-                );
-                mine.coeff_ids
-                    .extend(theirs.coeff_ids.iter().map(|&id| ids[id as usize]));
-                mine.row_starts
-                    .extend(theirs.row_starts[1..].iter().map(|&start| base + start));
-            }
+            self.matrices.iter_mut().zip(&other.matrices).for_each(copy);
         }
         Ok(())
+    }
+}
+
+/// Appends `theirs`, each mapped, to `mine` (room for it reserved): on the pool's threads
+/// where `parallel` (rayon's `par_extend` of a slice writes in place), else in order.
+fn append_mapped<T: Sync, U: Send>(
+    mine: &mut Vec<U>,
+    theirs: &[T],
+    map: impl Fn(&T) -> U + Sync + Send,
+    parallel: bool,
+) {
+    if parallel {
+        mine.par_extend(theirs.par_iter().map(map));
+    } else {
+        mine.extend(theirs.iter().map(map));
     }
 }
 
@@ -546,13 +552,11 @@ mod tests {
         recorder
     }
 
-    /// A branch's own variables land after the system's, the shared ones stay; a branch of
-    /// a larger system is refused.
-    #[test]
-    fn a_branch_lands_where_it_was_taken_and_nowhere_else() {
-        let mut big = with_one();
-        let x = big.alloc(|| "x", || Ok(Fr::ONE)).unwrap();
-        let mut branch = big.branch().expect("a recorder branches");
+    /// A system holding x, and a branch of it with its own y and the row x = y.
+    fn system_and_branch() -> (Recorder<Fr>, Recorder<Fr>) {
+        let mut system = with_one();
+        let x = system.alloc(|| "x", || Ok(Fr::ONE)).unwrap();
+        let mut branch = system.branch().expect("a recorder branches");
         let y = branch.alloc(|| "y", || Ok(Fr::ONE)).unwrap();
         branch.enforce(
             || "x = y",
@@ -560,6 +564,14 @@ mod tests {
             |lc| lc + Recorder::<Fr>::one(),
             |lc| lc + y,
         );
+        (system, branch)
+    }
+
+    /// A branch's own variables land after the system's, the shared ones stay; a branch of
+    /// a larger system is refused.
+    #[test]
+    fn a_branch_lands_where_it_was_taken_and_nowhere_else() {
+        let (mut big, branch) = system_and_branch();
         // The system grows meanwhile (as the first part grows it): y lands after z.
         big.alloc(|| "z", || Ok(Fr::ONE)).unwrap();
         big.extend(&branch);
@@ -577,20 +589,11 @@ mod tests {
         ));
     }
 
-    /// A system with x, and a branch of it whose row names x and its own y, then as many
-    /// own variables as reach the column limit (`1 << 31` aux in all); the system grows by
-    /// two meanwhile, so the branch's own variables land two further on.
+    /// [`system_and_branch`], the branch then with as many own variables as reach the
+    /// column limit (`1 << 31` aux in all), and the system grown by two meanwhile, so the
+    /// branch's own variables land two further on.
     fn near_the_limit() -> (Recorder<Fr>, Recorder<Fr>) {
-        let mut system = with_one();
-        let x = system.alloc(|| "x", || Ok(Fr::ONE)).unwrap();
-        let mut branch = system.branch().expect("a recorder branches");
-        let y = branch.alloc(|| "y", || Ok(Fr::ONE)).unwrap();
-        branch.enforce(
-            || "x = y",
-            |lc| lc + x,
-            |lc| lc + Recorder::<Fr>::one(),
-            |lc| lc + y,
-        );
+        let (mut system, mut branch) = system_and_branch();
         // As if allocated one by one: a recorder keeps only the count.
         branch.aux = 1 << 31;
         for z in ["z1", "z2"] {
