@@ -18,6 +18,8 @@
 
 use std::io;
 
+use rayon::prelude::*;
+
 use super::matrix::Matrix;
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
@@ -73,18 +75,16 @@ impl FieldRows {
     pub(crate) fn new(
         [a, b, c]: &[Matrix; 3],
         one: u32,
-        general: impl Fn(u16) -> bool,
-        claimed: impl Fn(usize) -> bool,
+        general: impl Fn(u16) -> bool + Sync,
+        claimed: impl Fn(usize) -> bool + Sync,
     ) -> Self {
-        let mut ranges = Vec::new();
-        // The run being read: its rows from the first to the last holding a general
-        // coefficient.
-        let mut anchored: Option<(usize, usize)> = None;
-        let rows = a.rows();
-        for row in 0..=rows {
-            let sides =
-                (row < rows).then(|| [a, b, c].map(|matrix| side(matrix, row, one, &general)));
-            let kind = sides.and_then(|[sa, sb, sc]| {
+        // What each row is (`None`: no field row; `Some(anchor)`: one, holding a general
+        // coefficient or not), on the pool's threads: reading its three sides is nearly all
+        // the work, and a first member's recording waits on it. A byte per row.
+        let kinds: Vec<Option<bool>> = (0..a.rows())
+            .into_par_iter()
+            .map(|row| {
+                let [sa, sb, sc] = [a, b, c].map(|matrix| side(matrix, row, one, &general));
                 let value = |s: Side| matches!(s, Side::Value { .. });
                 let general = |s: Side| matches!(s, Side::Value { general: true });
                 if claimed(row) && value(sb) && value(sc) {
@@ -94,7 +94,14 @@ impl FieldRows {
                 } else {
                     None
                 }
-            });
+            })
+            .collect();
+        let mut ranges = Vec::new();
+        // The run being read: its rows from the first to the last holding a general
+        // coefficient.
+        let mut anchored: Option<(usize, usize)> = None;
+        // A row past the last ends the last run.
+        for (row, &kind) in kinds.iter().chain([&None]).enumerate() {
             match kind {
                 Some(anchor) => {
                     if anchor {

@@ -5,6 +5,8 @@
 
 use std::io;
 
+use rayon::prelude::*;
+
 use super::coefficients::{CoefficientTable, SMALL_MIN};
 use super::matrix::Matrix;
 use super::row_sets::RowSet;
@@ -46,27 +48,12 @@ impl MatrixLayout {
     /// The layout of `matrix`, whose coefficient ids index `table` and whose constant one
     /// is at position `one` (the aux count); rows `claimed` holds of are evaluated as the
     /// value they state (see `claims.rs`), so they are not laid out as wide rows.
-    pub(crate) fn new<Scalar>(
+    pub(crate) fn new<Scalar: Sync>(
         matrix: &Matrix,
         table: &CoefficientTable<Scalar>,
         one: u32,
-        claimed: &dyn Fn(usize) -> bool,
+        claimed: &(dyn Fn(usize) -> bool + Sync),
     ) -> Self {
-        let classes = block_classes(matrix, table);
-        let runs = match table.integers {
-            Some(_) => {
-                // Only a block with a large coefficient can hold a row the common loop
-                // leaves for one.
-                let mixed = classes
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &c)| c == BlockClass::Mixed);
-                let rows = mixed
-                    .flat_map(|(block, _)| BLOCK * block..matrix.rows().min(BLOCK * (block + 1)));
-                PowerRuns::find(matrix, rows, |id| table.is_large(id), |id| table.powers(id))
-            }
-            None => PowerRuns::default(),
-        };
         // A row that also packs bits by powers of two (SHA-256's MultiEq adding a round
         // constant on the one) stays on the integer path: its bits cost a table lookup each
         // there, and the constant one more 320-bit addition. Rows of field elements with a
@@ -77,13 +64,41 @@ impl MatrixLayout {
                     .iter()
                     .any(|&id| table.is_large(id) && !table.is_general(id))
         };
-        let (general, wide) = match table.integers {
-            Some(_) => (
-                general_rows(matrix, general),
-                WideRows::new(matrix, one, |id| table.is_general(id), claimed),
-            ),
-            None => Default::default(),
-        };
+        // The derivations that do not read each other at once: a first member's recording
+        // waits on the longest of them.
+        let ((classes, runs), (general, wide)) = rayon::join(
+            || {
+                let classes = block_classes(matrix, table);
+                let runs = match table.integers {
+                    // Only a block with a large coefficient can hold a row the common loop
+                    // leaves for one.
+                    Some(_) => {
+                        let mixed = classes
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, &c)| c == BlockClass::Mixed);
+                        let rows = mixed.flat_map(|(block, _)| {
+                            BLOCK * block..matrix.rows().min(BLOCK * (block + 1))
+                        });
+                        PowerRuns::find(
+                            matrix,
+                            rows,
+                            |id| table.is_large(id),
+                            |id| table.powers(id),
+                        )
+                    }
+                    None => PowerRuns::default(),
+                };
+                (classes, runs)
+            },
+            || match table.integers {
+                Some(_) => rayon::join(
+                    || general_rows(matrix, general),
+                    || WideRows::new(matrix, one, |id| table.is_general(id), claimed),
+                ),
+                None => Default::default(),
+            },
+        );
         MatrixLayout {
             classes: classes
                 .iter()
@@ -167,12 +182,16 @@ fn general_rows(matrix: &Matrix, pick: impl Fn(&[u16]) -> bool) -> RowSet {
 }
 
 /// The class of every block of [`BLOCK`] rows of `matrix`, from row 0.
-fn block_classes<Scalar>(matrix: &Matrix, table: &CoefficientTable<Scalar>) -> Vec<BlockClass> {
+fn block_classes<Scalar: Sync>(
+    matrix: &Matrix,
+    table: &CoefficientTable<Scalar>,
+) -> Vec<BlockClass> {
     let starts = &matrix.row_starts;
     let coefficient = |term: usize| table.small[usize::from(matrix.coeff_ids[term])];
-    (0..matrix.rows())
-        .step_by(BLOCK)
-        .map(|first| {
+    (0..matrix.rows().div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|block| {
+            let first = block * BLOCK;
             let last = matrix.rows().min(first + BLOCK);
             let unit = (first..last).all(|row| {
                 let (start, end) = (starts[row] as usize, starts[row + 1] as usize);

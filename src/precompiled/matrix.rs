@@ -140,14 +140,16 @@ pub(crate) fn column(is_input: bool, index: u64) -> Option<u32> {
 
 /// Converts the columns of a finished recording from their recording form (an input flag)
 /// to positions (inputs after the `aux` aux variables), invariant 2.
+/// On the pool's threads: a partition's recording holds a billion columns, and a first
+/// member waits on them.
 pub(crate) fn to_positions(matrices: &mut [MatrixBuilder; 3], aux: usize) {
     let input_offset = (aux as u32).wrapping_sub(INPUT_FLAG);
     for matrix in matrices {
-        for column in &mut matrix.columns {
+        matrix.columns.par_iter_mut().for_each(|column| {
             if *column & INPUT_FLAG != 0 {
                 *column = column.wrapping_add(input_offset);
             }
-        }
+        });
     }
 }
 
@@ -229,20 +231,24 @@ fn check_matrix(
     {
         return Err(format!("matrix {side}: row offsets do not span its terms"));
     }
-    if starts.windows(2).any(|w| w[0] > w[1]) {
+    // Each scan split over the pool's threads, the first offender in order named.
+    let pieces = starts.len().div_ceil(SCAN_CHUNK);
+    let decreasing = (0..pieces).into_par_iter().any(|piece| {
+        let end = (piece * SCAN_CHUNK + SCAN_CHUNK + 1).min(starts.len());
+        starts[piece * SCAN_CHUNK..end]
+            .windows(2)
+            .any(|w| w[0] > w[1])
+    });
+    if decreasing {
         return Err(format!("matrix {side}: row offsets decrease"));
     }
     let variables = aux + inputs;
-    if let Some(column) = matrix.columns.iter().find(|&&c| c as usize >= variables) {
+    if let Some(column) = first_where(&matrix.columns, |c| c as usize >= variables) {
         return Err(format!(
             "matrix {side}: column {column} out of range (< {variables} variables)"
         ));
     }
-    if let Some(id) = matrix
-        .coeff_ids
-        .iter()
-        .find(|&&id| id as usize >= dictionary)
-    {
+    if let Some(id) = first_where(&matrix.coeff_ids, |id| id as usize >= dictionary) {
         return Err(format!(
             "matrix {side}: coefficient id {id} outside the dictionary of {dictionary}"
         ));
@@ -250,12 +256,24 @@ fn check_matrix(
     Ok(())
 }
 
+/// Elements a thread scans at once when a check is split over the pool: enough that a
+/// thread's turn costs far more than taking it.
+const SCAN_CHUNK: usize = 1 << 16;
+
+/// The first element of `items` for which `bad` holds: chunks scanned on the pool's
+/// threads, each a plain loop.
+fn first_where<T: Copy + Send + Sync>(items: &[T], bad: impl Fn(T) -> bool + Sync) -> Option<T> {
+    items
+        .par_chunks(SCAN_CHUNK)
+        .find_map_first(|chunk| chunk.iter().copied().find(|&item| bad(item)))
+}
+
 #[cfg(test)]
 mod tests {
     use blstrs::Scalar as Fr;
     use ff::Field;
 
-    use super::{validate, Matrix};
+    use super::{validate, Matrix, SCAN_CHUNK};
 
     /// The matrices are checked at once; the message still names the first broken one in
     /// order, whichever finished first.
@@ -280,5 +298,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Scans split into chunks still name the first offender in order, and see a decrease
+    /// of the row offsets that straddles two chunks.
+    #[test]
+    fn split_scans_name_the_first_offender_and_see_across_chunks() {
+        let dictionary = [Fr::ONE, -Fr::ONE];
+        let rows = 3 * SCAN_CHUNK;
+        let check = |matrix: Matrix| {
+            let matrices = [matrix.clone(), matrix.clone(), matrix];
+            validate(1, 10, &matrices, &dictionary).err()
+        };
+        let with_columns = |bad: &[(usize, u32)]| {
+            Matrix::from_rows((0..rows).map(|row| {
+                let column = bad
+                    .iter()
+                    .find(|&&(at, _)| at == row)
+                    .map_or(0, |&(_, c)| c);
+                [(column, 0u16)]
+            }))
+        };
+        assert_eq!(check(with_columns(&[])), None);
+        let bad = [(SCAN_CHUNK + 7, 90), (2 * SCAN_CHUNK + 5, 80)];
+        let message = check(with_columns(&bad)).expect("out of range");
+        assert!(message.contains("column 90 "), "{message}");
+
+        let mut matrix = with_columns(&[]);
+        let mut starts = matrix.row_starts.to_vec();
+        starts[SCAN_CHUNK] = SCAN_CHUNK as u32 - 2;
+        matrix.row_starts = starts.into();
+        let message = check(matrix).expect("a decrease at a chunk's edge");
+        assert!(message.contains("row offsets decrease"), "{message}");
     }
 }
