@@ -139,9 +139,8 @@ pub(crate) fn column(is_input: bool, index: u64) -> Option<u32> {
 }
 
 /// Converts the columns of a finished recording from their recording form (an input flag)
-/// to positions (inputs after the `aux` aux variables), invariant 2.
-/// On the pool's threads: a partition's recording holds a billion columns, and a first
-/// member waits on them.
+/// to positions (inputs after the `aux` aux variables), invariant 2, on the pool's threads:
+/// a partition's recording holds a billion columns, and a first member waits on them.
 pub(crate) fn to_positions(matrices: &mut [MatrixBuilder; 3], aux: usize) {
     let input_offset = (aux as u32).wrapping_sub(INPUT_FLAG);
     for matrix in matrices {
