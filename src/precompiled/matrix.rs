@@ -135,7 +135,18 @@ impl Matrix {
 /// A matrix column for `index`: the input flag for inputs, `None` past the column limit.
 pub(crate) fn column(is_input: bool, index: u64) -> Option<u32> {
     let index = u32::try_from(index).ok().filter(|&i| i < INPUT_FLAG)?;
-    Some(if is_input { index | INPUT_FLAG } else { index })
+    Some(encoded(is_input, index))
+}
+
+/// The column for `index`, known to be below the column limit.
+#[inline]
+pub(crate) fn encoded(is_input: bool, index: u32) -> u32 {
+    debug_assert!(index < INPUT_FLAG);
+    if is_input {
+        index | INPUT_FLAG
+    } else {
+        index
+    }
 }
 
 /// Converts the columns of a finished recording from their recording form (an input flag)

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::companion::{Companion, StructureOnly};
 use super::dictionary::Dictionary;
-use super::matrix::{column, to_positions, Matrix, MatrixBuilder, INPUT_FLAG};
+use super::matrix::{column, encoded, to_positions, Matrix, MatrixBuilder, INPUT_FLAG};
 use super::parts::{Part, Parts};
 use crate::branches::{parallel_appends, BranchPoint};
 use crate::error::Unallocated;
@@ -527,13 +527,8 @@ impl Renumbering {
     /// checked one by one).
     fn within_limit(self, col: u32) -> u32 {
         let (kind, index) = self.target(col);
-        debug_assert!(self.column(col).is_ok());
-        let flag = if kind == VariableKind::Input {
-            INPUT_FLAG
-        } else {
-            0
-        };
-        index as u32 | flag
+        debug_assert!(index < u64::from(INPUT_FLAG));
+        encoded(kind == VariableKind::Input, index as u32)
     }
 }
 
