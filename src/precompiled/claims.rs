@@ -21,13 +21,14 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::io;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use ff::PrimeField;
 use rayon::prelude::*;
 
 use super::matrix::Matrix;
-use super::row_sets::{RankedRows, RowSet};
+use super::row_sets::{pieces, RankedRows, RowSet};
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
 use crate::Error;
@@ -167,17 +168,91 @@ impl<Scalar: PrimeField> Fold<Scalar> {
         let mut out = self.out;
         if !self.apart.is_empty() {
             out.extend(self.apart);
-            out.sort_unstable_by_key(|(position, _)| *position);
-            out.dedup_by(|(p, later), (q, earlier)| {
-                let same = p == q;
-                if same {
-                    *earlier += *later;
-                }
-                same
-            });
-            out.retain(|(_, sum)| *sum != Scalar::ZERO);
+            combine(&mut out);
         }
         out
+    }
+}
+
+/// Sorts `sums` by position (on the pool's threads), sums those of the same position and
+/// leaves out the sums of zero.
+fn combine<Scalar: PrimeField>(sums: &mut Vec<(u32, Scalar)>) {
+    sums.par_sort_unstable_by_key(|(position, _)| *position);
+    sums.dedup_by(|(p, later), (q, earlier)| {
+        let same = p == q;
+        if same {
+            *earlier += *later;
+        }
+        same
+    });
+    sums.retain(|(_, sum)| *sum != Scalar::ZERO);
+}
+
+/// The claimed rows of one piece of the rows, its fold weighted from `16·ρ` at its first
+/// claimed row.
+struct Piece<Scalar> {
+    /// Which of the piece's rows are claimed, from its first.
+    claimed: RowSet,
+    /// Per claimed row, the position of its stated value.
+    stated: Vec<u32>,
+    /// The piece's folded coefficients, by position.
+    sums: Vec<(u32, Scalar)>,
+}
+
+impl<Scalar: PrimeField> Piece<Scalar> {
+    /// The claimed rows among `rows` (see [`Claims::new`]), the `l`-th of them (from 1)
+    /// weighted `16·ρ^l`.
+    fn new(
+        [a, b, c]: &[Matrix; 3],
+        rows: Range<usize>,
+        one: u32,
+        dictionary: &[Scalar],
+        general: &(impl Fn(u16) -> bool + Sync),
+        rho: Scalar,
+    ) -> Self {
+        // Every row is asked whether its B and C are one variable with coefficient 1: the
+        // coefficient's test a lookup, and B's variable (the one) tested first.
+        let ones: Vec<bool> = dictionary.iter().map(|c| *c == Scalar::ONE).collect();
+        let unit = |matrix: &Matrix, row: usize, column: Option<u32>| {
+            let start = matrix.row_starts[row] as usize;
+            (matrix.row_starts[row + 1] as usize == start + 1
+                && column.is_none_or(|column| matrix.columns[start] == column)
+                && ones[usize::from(matrix.coeff_ids[start])])
+            .then(|| matrix.columns[start])
+        };
+        let mut claimed = RowSet::with_rows(rows.len());
+        let mut stated = Vec::new();
+        // Starting from 16 keeps every coefficient 16 times itself (see the module's
+        // comment).
+        let mut weight = Scalar::from(16);
+        let mut folded = Fold::new(one);
+        let lanes = lanes::<Scalar>();
+        for row in rows.clone() {
+            let (Some(_), Some(v)) = (unit(b, row, Some(one)), unit(c, row, None)) else {
+                continue;
+            };
+            if v == one || !a.picks_on_a_variable(row, one, general) {
+                continue;
+            }
+            let (columns, ids) = a.row(row);
+            claimed.insert(row - rows.start);
+            stated.push(v);
+            weight *= rho;
+            let mut products = [Scalar::ZERO; 8];
+            for (columns, ids) in columns.chunks(8).zip(ids.chunks(8)) {
+                let coefficient = |k: usize| &dictionary[usize::from(ids[k])];
+                scale(lanes, &weight, ids.len(), coefficient, &mut products);
+                for (&column, product) in columns.iter().zip(products) {
+                    folded.add(column, product);
+                }
+            }
+            folded.add(v, -weight);
+        }
+        Piece {
+            claimed,
+            stated,
+            sums: folded.finish(),
+        }
     }
 }
 
@@ -200,55 +275,67 @@ impl<Scalar: PrimeField> Claims<Scalar> {
     /// coefficient 1, whose C is one other variable with coefficient 1, and whose A has
     /// `general` hold of some coefficient on a variable other than the one.
     pub(crate) fn new(
-        [a, b, c]: &[Matrix; 3],
+        matrices: &[Matrix; 3],
         one: u32,
         dictionary: &[Scalar],
-        general: impl Fn(u16) -> bool,
+        general: impl Fn(u16) -> bool + Sync,
     ) -> Self {
-        let rows = a.rows();
-        let unit = |matrix: &Matrix, row: usize| {
-            let start = matrix.row_starts[row] as usize;
-            (matrix.row_starts[row + 1] as usize == start + 1
-                && dictionary[usize::from(matrix.coeff_ids[start])] == Scalar::ONE)
-                .then(|| matrix.columns[start])
-        };
-        let mut claimed = RowSet::with_rows(rows);
-        let mut stated = Vec::new();
-        let rho = random::<Scalar>();
-        // Starting from 16 keeps every coefficient 16 times itself (see the module's
-        // comment).
-        let mut weight = Scalar::from(16);
-        let mut folded = Fold::new(one);
-        let lanes = lanes::<Scalar>();
-        for row in 0..rows {
-            let (Some(b_one), Some(v)) = (unit(b, row), unit(c, row)) else {
-                continue;
-            };
-            if b_one != one || v == one || !a.picks_on_a_variable(row, one, &general) {
-                continue;
-            }
-            let (columns, ids) = a.row(row);
-            claimed.insert(row);
-            stated.push(v);
-            weight *= rho;
-            let mut products = [Scalar::ZERO; 8];
-            for (columns, ids) in columns.chunks(8).zip(ids.chunks(8)) {
-                let coefficient = |k: usize| &dictionary[usize::from(ids[k])];
-                scale(lanes, &weight, ids.len(), coefficient, &mut products);
-                for (&column, product) in columns.iter().zip(products) {
-                    folded.add(column, product);
+        let pieces = pieces(matrices[0].rows());
+        Self::by_pieces(matrices, pieces, one, dictionary, general, random())
+    }
+
+    /// [`Claims::new`] with `ρ` given, its rows looked at in `pieces` (from [`pieces`] or
+    /// [`super::row_sets::pieces_of`]) on the pool's threads.
+    fn by_pieces(
+        matrices: &[Matrix; 3],
+        pieces: Vec<Range<usize>>,
+        one: u32,
+        dictionary: &[Scalar],
+        general: impl Fn(u16) -> bool + Sync,
+        rho: Scalar,
+    ) -> Self {
+        let mut found: Vec<Piece<Scalar>> = pieces
+            .into_par_iter()
+            .map(|rows| Piece::new(matrices, rows, one, dictionary, &general, rho))
+            .collect();
+        // The partition's claimed row `j` (from 1) weighs `16·ρ^j`; a piece weighed its own
+        // from `16·ρ`, so its sums are multiplied by `ρ` to the power of the claimed rows
+        // before it.
+        let mut before = Scalar::ONE;
+        let factors: Vec<Scalar> = found
+            .iter()
+            .map(|piece| {
+                let factor = before;
+                before *= rho.pow_vartime([piece.stated.len() as u64]);
+                factor
+            })
+            .collect();
+        found
+            .par_iter_mut()
+            .zip(factors)
+            .for_each(|(piece, factor)| {
+                for (_, sum) in &mut piece.sums {
+                    *sum *= factor;
                 }
-            }
-            folded.add(v, -weight);
-        }
-        if stated.is_empty() {
+            });
+        if found.iter().all(|piece| piece.stated.is_empty()) {
             // A recording without claimed rows holds nothing for them.
             return Claims::default();
         }
-        let (positions, coefficients): (Vec<u32>, Vec<Scalar>) =
-            folded.finish().into_iter().unzip();
+        let mut sums = Vec::with_capacity(found.iter().map(|piece| piece.sums.len()).sum());
+        let mut stated = Vec::new();
+        let mut sets = Vec::with_capacity(found.len());
+        for piece in found {
+            sums.extend(piece.sums);
+            stated.extend(piece.stated);
+            sets.push(piece.claimed);
+        }
+        // Pieces read some of the same positions (variables allocated before the pieces'
+        // rows, the constant one): their sums are summed.
+        combine(&mut sums);
+        let (positions, coefficients): (Vec<u32>, Vec<Scalar>) = sums.into_iter().unzip();
         Claims {
-            rows: claimed.ranked(),
+            rows: RowSet::joined(sets).ranked(),
             stated: stated.into(),
             positions: positions.into(),
             coefficients: OnceLock::from(Some(coefficients)),
@@ -371,6 +458,7 @@ fn repr_len<Scalar: PrimeField>() -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::row_sets::pieces_of;
     use super::*;
     use blstrs::Scalar as Fr;
     use ff::Field;
@@ -422,6 +510,90 @@ mod tests {
             .collect();
         assert!(fold.apart.len() > 2, "some positions fell behind");
         assert_eq!(fold.finish(), expected);
+    }
+
+    /// However the rows are cut, the folded coefficients are the definition's: the
+    /// partition's `j`-th claimed row weighs `16·ρ^j`, on its terms and minus on the value
+    /// it states, summed per position.
+    #[test]
+    fn the_fold_by_pieces_weighs_every_claimed_row_by_its_place_in_the_partition() {
+        let mut rng = XorShiftRng::seed_from_u64(6);
+        let (rows, one) = (1000usize, 400u32);
+        // Dictionary: 1, then general coefficients.
+        let dictionary: Vec<Fr> = std::iter::once(Fr::ONE)
+            .chain((0..5).map(|_| Fr::random(&mut rng)))
+            .collect();
+        let general = |id: u16| id >= 1;
+        let column = |rng: &mut XorShiftRng| rng.next_u32() % (one + 1);
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        for row in 0..rows {
+            // Most rows state a value; the rest have B or C of another form.
+            let shape = rng.next_u32() % 8;
+            let terms = 1 + rng.next_u32() % 5;
+            a.push(
+                (0..terms)
+                    .map(|_| (column(&mut rng), (rng.next_u32() % 6) as u16))
+                    .collect::<Vec<_>>(),
+            );
+            b.push(vec![(if shape == 0 { 3 } else { one }, 0)]);
+            c.push(match shape {
+                1 => vec![(7, 1)],
+                2 => vec![(5, 0), (6, 0)],
+                _ => vec![(row as u32 % one, 0)],
+            });
+        }
+        let matrices = [&a, &b, &c].map(|rows| Matrix::from_rows(rows.iter()));
+        let rho = Fr::random(&mut rng);
+        let mut expected = std::collections::BTreeMap::new();
+        let mut stated = Vec::new();
+        let mut weight = Fr::from(16);
+        for row in 0..rows {
+            let v = c[row][0].0;
+            let states = b[row] == [(one, 0)]
+                && c[row].len() == 1
+                && c[row][0].1 == 0
+                && v != one
+                && a[row]
+                    .iter()
+                    .any(|&(column, id)| column != one && general(id));
+            stated.push(states.then_some(v));
+            if !states {
+                continue;
+            }
+            weight *= rho;
+            for &(column, id) in &a[row] {
+                *expected.entry(column).or_insert(Fr::ZERO) += weight * dictionary[id as usize];
+            }
+            *expected.entry(v).or_insert(Fr::ZERO) -= weight;
+        }
+        let expected: Vec<(u32, Fr)> = expected
+            .into_iter()
+            .filter(|(_, sum)| *sum != Fr::ZERO)
+            .collect();
+        assert!(
+            stated.iter().flatten().count() > rows / 2,
+            "a test of few claims"
+        );
+        for cut in [
+            pieces_of(rows, rows.next_multiple_of(64)),
+            pieces_of(rows, 64),
+            pieces_of(rows, 128),
+            pieces_of(rows, 640),
+        ] {
+            let pieces = cut.len();
+            let claims = Claims::by_pieces(&matrices, cut, one, &dictionary, general, rho);
+            assert!(
+                (0..rows).all(|row| claims.stated(row) == stated[row]),
+                "{pieces} pieces"
+            );
+            let folded: Vec<(u32, Fr)> = claims
+                .positions
+                .iter()
+                .copied()
+                .zip(claims.folded().expect("folded").iter().copied())
+                .collect();
+            assert_eq!(folded, expected, "{pieces} pieces");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! that keep data per row, each member's index among the members.
 
 use std::io;
+use std::ops::Range;
 
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
@@ -13,7 +14,43 @@ pub(crate) struct RowSet {
     words: Words<u64>,
 }
 
+/// Rows of the smallest piece [`pieces`] cuts.
+const PIECE_MIN: usize = 1 << 16;
+
+/// `0..rows` in consecutive pieces for the pool's threads, four per thread or more (a
+/// derivation's rows vary in cost, and the threads take pieces as they finish), each but
+/// the last a whole number of a [`RowSet`]'s words: derivations run by rows find their
+/// pieces' members at once and put them together with [`RowSet::joined`].
+pub(crate) fn pieces(rows: usize) -> Vec<Range<usize>> {
+    let len = rows
+        .div_ceil(4 * rayon::current_num_threads())
+        .max(PIECE_MIN)
+        .next_multiple_of(64);
+    pieces_of(rows, len)
+}
+
+/// `0..rows` in pieces of `len` rows (a multiple of 64), the last shorter.
+pub(crate) fn pieces_of(rows: usize, len: usize) -> Vec<Range<usize>> {
+    debug_assert!(len > 0 && len.is_multiple_of(64));
+    (0..rows)
+        .step_by(len)
+        .map(|start| start..rows.min(start + len))
+        .collect()
+}
+
 impl RowSet {
+    /// One set of the sets of consecutive pieces from [`pieces`] or [`pieces_of`], each
+    /// holding its rows from its first.
+    pub(crate) fn joined(sets: impl IntoIterator<Item = RowSet>) -> Self {
+        let mut words = Vec::new();
+        for set in sets {
+            words.extend_from_slice(&set.words);
+        }
+        RowSet {
+            words: words.into(),
+        }
+    }
+
     /// The empty set of a matrix of `rows` rows.
     pub(crate) fn with_rows(rows: usize) -> Self {
         RowSet {
@@ -132,5 +169,26 @@ mod tests {
             [Some(0), None, Some(1), Some(2), Some(3), Some(4), None]
         );
         assert_eq!(ranked.bytes(), 4 * 12);
+    }
+
+    #[test]
+    fn pieces_cover_the_rows_in_whole_words_and_join_to_one_set() {
+        let rows = 1000;
+        let cut = pieces_of(rows, 192);
+        assert_eq!(cut.first(), Some(&(0..192)));
+        assert_eq!(cut.last(), Some(&(960..1000)));
+        assert!(cut.windows(2).all(|w| w[0].end == w[1].start));
+        let member = |row: usize| row % 7 == 3 || row == 191 || row == 192 || row == 999;
+        let joined = RowSet::joined(cut.iter().map(|piece| {
+            let mut set = RowSet::with_rows(piece.len());
+            for row in piece.clone().filter(|&row| member(row)) {
+                set.insert(row - piece.start);
+            }
+            set
+        }));
+        assert_eq!(joined.words.len(), rows.div_ceil(64));
+        assert!((0..rows + 64).all(|row| joined.holds(row) == (row < rows && member(row))));
+        assert_eq!(pieces(0), []);
+        assert_eq!((pieces(10).len(), pieces(10).first()), (1, Some(&(0..10))));
     }
 }
