@@ -72,21 +72,12 @@ impl MatrixLayout {
                 let runs = match table.integers {
                     // Only a block with a large coefficient can hold a row the common loop
                     // leaves for one.
-                    Some(_) => {
-                        let mixed = classes
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, &c)| c == BlockClass::Mixed);
-                        let rows = mixed.flat_map(|(block, _)| {
-                            BLOCK * block..matrix.rows().min(BLOCK * (block + 1))
-                        });
-                        PowerRuns::find(
-                            matrix,
-                            rows,
-                            |id| table.is_large(id),
-                            |id| table.powers(id),
-                        )
-                    }
+                    Some(_) => PowerRuns::find(
+                        matrix,
+                        |row| classes[row / BLOCK] == BlockClass::Mixed,
+                        |id| table.is_large(id),
+                        |id| table.powers(id),
+                    ),
                     None => PowerRuns::default(),
                 };
                 (classes, runs)
@@ -167,13 +158,8 @@ impl Sections for MatrixLayout {
 
 /// The rows of `matrix` for which `pick` holds of their coefficient ids (no bitmap when
 /// there are none).
-fn general_rows(matrix: &Matrix, pick: impl Fn(&[u16]) -> bool) -> RowSet {
-    let mut set = RowSet::with_rows(matrix.rows());
-    for row in 0..matrix.rows() {
-        if pick(matrix.row(row).1) {
-            set.insert(row);
-        }
-    }
+fn general_rows(matrix: &Matrix, pick: impl Fn(&[u16]) -> bool + Sync) -> RowSet {
+    let set = RowSet::picked(matrix.rows(), |row| pick(matrix.row(row).1));
     if set.is_empty() {
         RowSet::default()
     } else {

@@ -104,6 +104,7 @@ impl Matrix {
 
     /// Whether `row` has a coefficient `pick` holds of on a variable other than the
     /// constant one (at `one`).
+    #[inline]
     pub(crate) fn picks_on_a_variable(
         &self,
         row: usize,

@@ -4,6 +4,8 @@
 use std::io;
 use std::ops::Range;
 
+use rayon::prelude::*;
+
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
 use crate::Error;
@@ -38,7 +40,33 @@ pub(crate) fn pieces_of(rows: usize, len: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// Where each row's data starts, from 0, for rows found in consecutive pieces: `ends`
+/// holds, per piece, where each of its rows' data ends counted from the piece's first.
+pub(crate) fn joined_starts<'a>(ends: impl IntoIterator<Item = &'a [u32]>) -> Vec<u32> {
+    let mut starts = vec![0];
+    for ends in ends {
+        let before = *starts.last().expect("starts from 0");
+        starts.extend(ends.iter().map(|end| before + end));
+    }
+    starts
+}
+
 impl RowSet {
+    /// The rows of `0..rows` that `pick` holds of, looked at on the pool's threads.
+    pub(crate) fn picked(rows: usize, pick: impl Fn(usize) -> bool + Sync) -> Self {
+        let sets: Vec<RowSet> = pieces(rows)
+            .into_par_iter()
+            .map(|piece| {
+                let mut set = RowSet::with_rows(piece.len());
+                for row in piece.clone().filter(|&row| pick(row)) {
+                    set.insert(row - piece.start);
+                }
+                set
+            })
+            .collect();
+        RowSet::joined(sets)
+    }
+
     /// One set of the sets of consecutive pieces from [`pieces`] or [`pieces_of`], each
     /// holding its rows from its first.
     pub(crate) fn joined(sets: impl IntoIterator<Item = RowSet>) -> Self {
@@ -186,8 +214,11 @@ mod tests {
             }
             set
         }));
-        assert_eq!(joined.words.len(), rows.div_ceil(64));
-        assert!((0..rows + 64).all(|row| joined.holds(row) == (row < rows && member(row))));
+        let picked = RowSet::picked(rows, member);
+        for set in [&joined, &picked] {
+            assert_eq!(set.words.len(), rows.div_ceil(64));
+            assert!((0..rows + 64).all(|row| set.holds(row) == (row < rows && member(row))));
+        }
         assert_eq!(pieces(0), []);
         assert_eq!((pieces(10).len(), pieces(10).first()), (1, Some(&(0..10))));
     }

@@ -16,9 +16,13 @@
 //! file format does not change.
 
 use std::io;
+use std::ops::Range;
+
+use rayon::prelude::*;
 
 use super::matrix::Matrix;
 use super::plain::Plain;
+use super::row_sets::{joined_starts, pieces};
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
 use crate::Error;
@@ -159,39 +163,29 @@ pub(crate) struct PowerRuns {
     rest: Words<u16>,
 }
 
-/// [`PowerRuns`] while they are found.
+/// The rows of one piece of a matrix's rows that hold runs, with their runs and other
+/// terms.
 #[derive(Default)]
 struct Found {
     rows: Vec<u32>,
-    run_starts: Vec<u32>,
+    /// Where each row's runs and other terms end, counted from the piece's first.
+    run_ends: Vec<u32>,
     runs: Vec<Run>,
-    rest_starts: Vec<u32>,
+    rest_ends: Vec<u32>,
     rest: Vec<u16>,
 }
 
-/// One row's runs and the offsets of its terms outside them among the row's terms.
-pub(crate) struct RunRow<'a> {
-    pub(crate) runs: &'a [Run],
-    pub(crate) rest: &'a [u16],
-}
-
-impl PowerRuns {
-    /// The runs of those of `matrix`'s rows `candidates` (ascending) that hold a
-    /// coefficient `large(id)` says is large (the rows the common loop leaves), each run
-    /// from [`MIN_RUN`] to [`MAX_RUN`] terms long; `power(id)`: the coefficient's [`Powers`]
-    /// when it is a power of two or a sum of two.
-    pub(crate) fn find(
+impl Found {
+    /// The runs of the rows among `rows` (see [`PowerRuns::find`]).
+    fn new(
         matrix: &Matrix,
-        candidates: impl IntoIterator<Item = usize>,
-        large: impl Fn(u16) -> bool,
-        power: impl Fn(u16) -> Option<Powers>,
-    ) -> PowerRuns {
-        let mut found = Found {
-            run_starts: vec![0],
-            rest_starts: vec![0],
-            ..Found::default()
-        };
-        for row in candidates {
+        rows: Range<usize>,
+        candidate: &(impl Fn(usize) -> bool + Sync),
+        large: &(impl Fn(u16) -> bool + Sync),
+        power: &(impl Fn(u16) -> Option<Powers> + Sync),
+    ) -> Self {
+        let mut found = Found::default();
+        for row in rows.filter(|&row| candidate(row)) {
             // Rows past what `rows` can name keep the spilled path.
             let Ok(name) = u32::try_from(row) else { break };
             let (columns, ids) = matrix.row(row);
@@ -202,7 +196,7 @@ impl PowerRuns {
             let (runs, rest) = (found.runs.len(), found.rest.len());
             let mut term = 0;
             while term < columns.len() {
-                match run_at(&columns[term..], &ids[term..], &power) {
+                match run_at(&columns[term..], &ids[term..], power) {
                     Some(run) => {
                         found.runs.push(run);
                         term += usize::from(run.len);
@@ -219,15 +213,58 @@ impl PowerRuns {
             }
             found.rows.push(name);
             // Fewer runs and other terms than the matrix has terms, which `u32` counts.
-            found.run_starts.push(found.runs.len() as u32);
-            found.rest_starts.push(found.rest.len() as u32);
+            found.run_ends.push(found.runs.len() as u32);
+            found.rest_ends.push(found.rest.len() as u32);
+        }
+        found
+    }
+}
+
+/// One row's runs and the offsets of its terms outside them among the row's terms.
+pub(crate) struct RunRow<'a> {
+    pub(crate) runs: &'a [Run],
+    pub(crate) rest: &'a [u16],
+}
+
+impl PowerRuns {
+    /// The runs of those of `matrix`'s rows `candidate` holds of that hold a
+    /// coefficient `large(id)` says is large (the rows the common loop leaves), each run
+    /// from [`MIN_RUN`] to [`MAX_RUN`] terms long; `power(id)`: the coefficient's [`Powers`]
+    /// when it is a power of two or a sum of two.
+    pub(crate) fn find(
+        matrix: &Matrix,
+        candidate: impl Fn(usize) -> bool + Sync,
+        large: impl Fn(u16) -> bool + Sync,
+        power: impl Fn(u16) -> Option<Powers> + Sync,
+    ) -> PowerRuns {
+        Self::by_pieces(matrix, pieces(matrix.rows()), candidate, large, power)
+    }
+
+    /// [`PowerRuns::find`], its rows looked at in `pieces` (from [`pieces`] or
+    /// [`super::row_sets::pieces_of`]) on the pool's threads.
+    fn by_pieces(
+        matrix: &Matrix,
+        pieces: Vec<Range<usize>>,
+        candidate: impl Fn(usize) -> bool + Sync,
+        large: impl Fn(u16) -> bool + Sync,
+        power: impl Fn(u16) -> Option<Powers> + Sync,
+    ) -> PowerRuns {
+        let found: Vec<Found> = pieces
+            .into_par_iter()
+            .map(|rows| Found::new(matrix, rows, &candidate, &large, &power))
+            .collect();
+        let run_starts = joined_starts(found.iter().map(|piece| &piece.run_ends[..]));
+        let rest_starts = joined_starts(found.iter().map(|piece| &piece.rest_ends[..]));
+        fn joined<T: Plain>(found: &[Found], part: impl Fn(&Found) -> &Vec<T>) -> Words<T> {
+            let joined: Vec<T> = found.iter().flat_map(part).copied().collect();
+            joined.into()
         }
         PowerRuns {
-            rows: found.rows.into(),
-            run_starts: found.run_starts.into(),
-            runs: found.runs.into(),
-            rest_starts: found.rest_starts.into(),
-            rest: found.rest.into(),
+            rows: joined(&found, |piece| &piece.rows),
+            run_starts: run_starts.into(),
+            runs: joined(&found, |piece| &piece.runs),
+            rest_starts: rest_starts.into(),
+            rest: joined(&found, |piece| &piece.rest),
         }
     }
 
@@ -306,6 +343,7 @@ fn run_at(columns: &[u32], ids: &[u16], power: impl Fn(u16) -> Option<Powers>) -
 
 #[cfg(test)]
 mod tests {
+    use super::super::row_sets::pieces_of;
     use super::*;
 
     /// Coefficient id `k` is `2^k` for `k < 100`, id `100 + k` is `-2^k`, id `300 + k` is
@@ -333,7 +371,7 @@ mod tests {
         let row1: Vec<(u32, u16)> = (0..7).map(|j| (10 + j, j as u16)).collect();
         let row2: Vec<(u32, u16)> = (0..12).map(|j| (10 + j, j as u16)).collect();
         let matrix = Matrix::from_rows([row0, row1, row2]);
-        let runs = PowerRuns::find(&matrix, 0..3, |id| id != 5, power);
+        let runs = PowerRuns::find(&matrix, |row| row < 3, |id| id != 5, power);
         let row = runs.row(0).expect("row 0 holds runs");
         let run = Run::new;
         assert_eq!(
@@ -359,11 +397,58 @@ mod tests {
         );
         assert_eq!(std::mem::size_of::<Run>(), 8);
         assert!(runs.row(1).is_none(), "seven terms are no run");
-        let only_small = PowerRuns::find(&matrix, 0..3, |id| id == 200, power);
+        let only_small = PowerRuns::find(&matrix, |row| row < 3, |id| id == 200, power);
         assert!(
             only_small.row(2).is_none(),
             "a row without a large coefficient"
         );
+    }
+
+    /// However the rows are cut, the same rows hold the same runs and other terms, and
+    /// the rows left out stay out.
+    #[test]
+    fn runs_found_by_pieces_are_those_of_the_whole_matrix() {
+        // Row r: a rising run of 8 + r % 30 terms, then a term of 3 every third row; every
+        // fifth row a run of 7 only (too short), every seventh no large coefficient.
+        let rows = 700;
+        let matrix = Matrix::from_rows((0..rows as u32).map(|r| {
+            let len = if r % 5 == 0 { 7 } else { 8 + r % 30 };
+            let id = |j: u32| if r % 7 == 0 { 200 } else { (j + r % 20) as u16 };
+            let mut row: Vec<(u32, u16)> = (0..len).map(|j| (10 * r + j, id(j))).collect();
+            if r % 3 == 0 {
+                row.push((5, 200));
+            }
+            row
+        }));
+        let candidate = |row: usize| row % 11 != 4;
+        let whole = PowerRuns::by_pieces(
+            &matrix,
+            pieces_of(rows, rows.next_multiple_of(64)),
+            candidate,
+            |id| id != 200,
+            power,
+        );
+        let held = (0..rows).filter(|&row| whole.row(row).is_some()).count();
+        assert_eq!(
+            held,
+            (0..rows)
+                .filter(|r| r % 5 != 0 && r % 7 != 0 && candidate(*r))
+                .count()
+        );
+        for len in [64, 192] {
+            let cut = PowerRuns::by_pieces(
+                &matrix,
+                pieces_of(rows, len),
+                candidate,
+                |id| id != 200,
+                power,
+            );
+            for row in 0..rows {
+                let both = [&whole, &cut]
+                    .map(|runs| runs.row(row).map(|r| (r.runs.to_vec(), r.rest.to_vec())));
+                assert_eq!(both[0], both[1], "row {row}, pieces of {len}");
+            }
+        }
     }
 
     #[test]

@@ -14,14 +14,16 @@
 //! Which rows take this path, and the distinct values they read, are derived from the
 //! matrix once, when a recording is built or loaded; the file format does not change.
 
+use std::collections::HashMap;
 use std::io;
+use std::ops::Range;
 
 use ff::PrimeField;
 use rayon::prelude::*;
 
 use super::coefficients::{limbs, IntegerField};
 use super::matrix::Matrix;
-use super::row_sets::{RankedRows, RowSet};
+use super::row_sets::{joined_starts, pieces, RankedRows, RowSet};
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
 use crate::vectors::reserve;
@@ -51,40 +53,54 @@ impl WideRows {
     pub(crate) fn new(
         matrix: &Matrix,
         one: u32,
-        general: impl Fn(u16) -> bool,
-        claimed: &dyn Fn(usize) -> bool,
+        general: impl Fn(u16) -> bool + Sync,
+        claimed: &(dyn Fn(usize) -> bool + Sync),
     ) -> Self {
-        let mut rows = RowSet::with_rows(matrix.rows());
-        let (mut starts, mut slots, mut ids, mut positions) =
-            (vec![0], Vec::new(), Vec::new(), Vec::new());
-        let mut slot_of = std::collections::HashMap::new();
-        for row in 0..matrix.rows() {
-            if claimed(row) || !matrix.picks_on_a_variable(row, one, &general) {
-                continue;
-            }
-            rows.insert(row);
-            let (columns, row_ids) = matrix.row(row);
-            for (&column, &id) in columns.iter().zip(row_ids) {
-                let next = positions.len() as u32;
-                let slot = *slot_of.entry(column).or_insert(next);
-                if slot == next {
-                    positions.push(column);
-                }
-                slots.push(slot);
-                ids.push(id);
-            }
-            starts.push(slots.len() as u32);
-        }
-        if positions.is_empty() {
+        Self::by_pieces(matrix, pieces(matrix.rows()), one, general, claimed)
+    }
+
+    /// [`WideRows::new`], its rows looked at in `pieces` (from [`pieces`] or
+    /// [`super::row_sets::pieces_of`]).
+    fn by_pieces(
+        matrix: &Matrix,
+        pieces: Vec<Range<usize>>,
+        one: u32,
+        general: impl Fn(u16) -> bool + Sync,
+        claimed: &(dyn Fn(usize) -> bool + Sync),
+    ) -> Self {
+        // Each piece of rows on its own, its slots numbered from 0 in the order it first
+        // reads each position; then the pieces' slots renumbered in row order, so that a
+        // slot is where the position is first read in the whole matrix, however the rows
+        // were cut.
+        let found: Vec<Piece> = pieces
+            .into_par_iter()
+            .map(|rows| Piece::new(matrix, rows, one, &general, claimed))
+            .collect();
+        let mut slots = Slots::default();
+        let renumbered: Vec<Vec<u32>> = found
+            .iter()
+            .map(|piece| piece.slots.positions.iter().map(|&p| slots.of(p)).collect())
+            .collect();
+        if slots.positions.is_empty() {
             // A matrix without wide rows holds nothing for them.
             return WideRows::default();
         }
+        let terms: Vec<Vec<u32>> = found
+            .par_iter()
+            .zip(&renumbered)
+            .map(|(piece, slot)| piece.terms.iter().map(|&s| slot[s as usize]).collect())
+            .collect();
+        let starts = joined_starts(found.iter().map(|piece| &piece.ends[..]));
+        let (sets, ids): (Vec<RowSet>, Vec<Vec<u16>>) = found
+            .into_iter()
+            .map(|piece| (piece.rows, piece.ids))
+            .unzip();
         WideRows {
-            rows: rows.ranked(),
+            rows: RowSet::joined(sets).ranked(),
             starts: starts.into(),
-            slots: slots.into(),
-            ids: ids.into(),
-            positions: positions.into(),
+            slots: terms.concat().into(),
+            ids: ids.concat().into(),
+            positions: slots.positions.into(),
         }
     }
 
@@ -154,6 +170,71 @@ pub(crate) fn convert<Scalar: PrimeField>(
     Ok(())
 }
 
+/// Slots numbered in the order their positions are first read.
+#[derive(Default)]
+struct Slots {
+    slot_of: HashMap<u32, u32>,
+    /// The position of each slot.
+    positions: Vec<u32>,
+}
+
+impl Slots {
+    /// The slot of `position`, a new one if it was not read before.
+    fn of(&mut self, position: u32) -> u32 {
+        let next = self.positions.len() as u32;
+        let slot = *self.slot_of.entry(position).or_insert(next);
+        if slot == next {
+            self.positions.push(position);
+        }
+        slot
+    }
+}
+
+/// The wide rows of one piece of a matrix's rows, their slots numbered within the piece.
+struct Piece {
+    /// Which of the piece's rows are wide, from its first.
+    rows: RowSet,
+    /// Where each wide row's terms end, counted from the piece's first term.
+    ends: Vec<u32>,
+    /// Each term's slot and coefficient id.
+    terms: Vec<u32>,
+    ids: Vec<u16>,
+    slots: Slots,
+}
+
+impl Piece {
+    /// The wide rows among `rows` of `matrix` (see [`WideRows::new`]).
+    fn new(
+        matrix: &Matrix,
+        rows: Range<usize>,
+        one: u32,
+        general: &(impl Fn(u16) -> bool + Sync),
+        claimed: &(dyn Fn(usize) -> bool + Sync),
+    ) -> Self {
+        let mut piece = Piece {
+            rows: RowSet::with_rows(rows.len()),
+            ends: Vec::new(),
+            terms: Vec::new(),
+            ids: Vec::new(),
+            slots: Slots::default(),
+        };
+        for row in rows.clone() {
+            // Few rows pick: the claims are asked about those only.
+            if !matrix.picks_on_a_variable(row, one, general) || claimed(row) {
+                continue;
+            }
+            piece.rows.insert(row - rows.start);
+            let (columns, ids) = matrix.row(row);
+            for (&column, &id) in columns.iter().zip(ids) {
+                piece.terms.push(piece.slots.of(column));
+                piece.ids.push(id);
+            }
+            piece.ends.push(piece.terms.len() as u32);
+        }
+        piece
+    }
+}
+
 impl Sections for WideRows {
     fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()> {
         self.rows.write_sections(out)?;
@@ -171,5 +252,70 @@ impl Sections for WideRows {
             ids: input.words()?,
             positions: input.words()?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::row_sets::pieces_of;
+    use super::*;
+    use rand_core::{RngCore, SeedableRng};
+    use rand_xorshift::XorShiftRng;
+
+    /// However the rows are cut, each wide row's terms name its own columns and ids, and a
+    /// slot is numbered where the whole matrix first reads its position.
+    #[test]
+    fn slots_are_numbered_in_row_order_however_the_rows_are_cut() {
+        let mut rng = XorShiftRng::seed_from_u64(5);
+        let (rows, one) = (1000, 60);
+        // Ids 2 and 3 are general; columns recur across pieces, the one among them.
+        let matrix = Matrix::from_rows((0..rows).map(|_| {
+            let terms = 1 + rng.next_u32() % 6;
+            (0..terms)
+                .map(|_| (rng.next_u32() % (one + 1), (rng.next_u32() % 4) as u16))
+                .collect::<Vec<_>>()
+        }));
+        let general = |id: u16| id >= 2;
+        let claimed = |row: usize| row.is_multiple_of(11);
+        let whole = WideRows::by_pieces(
+            &matrix,
+            pieces_of(rows, rows.next_multiple_of(64)),
+            one,
+            general,
+            &claimed,
+        );
+        let mut first_read = Vec::new();
+        let mut wide = 0;
+        for row in 0..rows {
+            let expected = !claimed(row) && matrix.picks_on_a_variable(row, one, general);
+            assert_eq!(whole.index(row), expected.then_some(wide), "row {row}");
+            if !expected {
+                continue;
+            }
+            let terms = whole.starts[wide] as usize..whole.starts[wide + 1] as usize;
+            let (columns, ids) = matrix.row(row);
+            let read: Vec<u32> = whole.slots[terms.clone()]
+                .iter()
+                .map(|&slot| whole.positions[slot as usize])
+                .collect();
+            assert_eq!((&read[..], &whole.ids[terms]), (columns, ids));
+            for &column in columns {
+                if !first_read.contains(&column) {
+                    first_read.push(column);
+                }
+            }
+            wide += 1;
+        }
+        assert!(wide > 100, "a test of few wide rows");
+        assert_eq!(&whole.positions[..], &first_read[..]);
+        for len in [64, 128, 640] {
+            let cut = WideRows::by_pieces(&matrix, pieces_of(rows, len), one, general, &claimed);
+            assert!((0..rows).all(|row| cut.index(row) == whole.index(row)));
+            assert_eq!(
+                (&cut.starts, &cut.slots, &cut.ids, &cut.positions),
+                (&whole.starts, &whole.slots, &whole.ids, &whole.positions),
+                "pieces of {len} rows"
+            );
+        }
     }
 }
