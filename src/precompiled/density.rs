@@ -30,8 +30,12 @@ impl Densities {
         let mut a_aux = empty_density(aux)?;
         let mut b_input = empty_density(inputs)?;
         let mut b_aux = empty_density(aux)?;
-        mark(&matrices[0], aux, None, &mut a_aux);
-        mark(&matrices[1], aux, Some(&mut b_input), &mut b_aux);
+        // A's and B's marks at once: beside the claims' pieces they were the longest
+        // serial step of a first member's first derivations.
+        rayon::join(
+            || mark(&matrices[0], aux, None, &mut a_aux),
+            || mark(&matrices[1], aux, Some(&mut b_input), &mut b_aux),
+        );
         Ok(Densities(
             [a_aux, b_input, b_aux].map(Density::from_tracker),
         ))
