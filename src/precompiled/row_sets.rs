@@ -1,5 +1,6 @@
 //! Sets of a matrix's rows, one bit per row: which rows take a path, and for the paths
-//! that keep data per row, each member's index among the members.
+//! that keep data per row, each member's index among the members; and the pieces of rows
+//! the derivations that find those rows run by on the pool, joined back in row order.
 
 use std::io;
 use std::ops::Range;
