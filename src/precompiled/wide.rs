@@ -60,7 +60,7 @@ impl WideRows {
     }
 
     /// [`WideRows::new`], its rows looked at in `pieces` (from [`pieces`] or
-    /// [`super::row_sets::pieces_of`]).
+    /// [`super::row_sets::pieces_of`]) on the pool's threads.
     fn by_pieces(
         matrix: &Matrix,
         pieces: Vec<Range<usize>>,
