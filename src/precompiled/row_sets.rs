@@ -57,15 +57,19 @@ impl RowSet {
     pub(crate) fn picked(rows: usize, pick: impl Fn(usize) -> bool + Sync) -> Self {
         let sets: Vec<RowSet> = pieces(rows)
             .into_par_iter()
-            .map(|piece| {
-                let mut set = RowSet::with_rows(piece.len());
-                for row in piece.clone().filter(|&row| pick(row)) {
-                    set.insert(row - piece.start);
-                }
-                set
-            })
+            .map(|piece| RowSet::picked_in(piece, &pick))
             .collect();
         RowSet::joined(sets)
+    }
+
+    /// The rows of `piece` that `pick` holds of, from its first: a piece's set for
+    /// [`RowSet::joined`].
+    fn picked_in(piece: Range<usize>, pick: impl Fn(usize) -> bool) -> Self {
+        let mut set = RowSet::with_rows(piece.len());
+        for row in piece.clone().filter(|&row| pick(row)) {
+            set.insert(row - piece.start);
+        }
+        set
     }
 
     /// One set of the sets of consecutive pieces from [`pieces`] or [`pieces_of`], each
@@ -208,13 +212,10 @@ mod tests {
         assert_eq!(cut.last(), Some(&(960..1000)));
         assert!(cut.windows(2).all(|w| w[0].end == w[1].start));
         let member = |row: usize| row % 7 == 3 || row == 191 || row == 192 || row == 999;
-        let joined = RowSet::joined(cut.iter().map(|piece| {
-            let mut set = RowSet::with_rows(piece.len());
-            for row in piece.clone().filter(|&row| member(row)) {
-                set.insert(row - piece.start);
-            }
-            set
-        }));
+        let joined = RowSet::joined(
+            cut.into_iter()
+                .map(|piece| RowSet::picked_in(piece, member)),
+        );
         let picked = RowSet::picked(rows, member);
         for set in [&joined, &picked] {
             assert_eq!(set.words.len(), rows.div_ceil(64));
