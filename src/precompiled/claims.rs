@@ -201,18 +201,18 @@ struct Piece<Scalar> {
 
 impl<Scalar: PrimeField> Piece<Scalar> {
     /// The claimed rows among `rows` (see [`Claims::new`]), the `l`-th of them (from 1)
-    /// weighted `16·ρ^l`.
+    /// weighted `16·ρ^l`; `ones` says which entries of `dictionary` are 1.
     fn new(
         [a, b, c]: &[Matrix; 3],
         rows: Range<usize>,
         one: u32,
         dictionary: &[Scalar],
+        ones: &[bool],
         general: &(impl Fn(u16) -> bool + Sync),
         rho: Scalar,
     ) -> Self {
-        // Every row is asked whether its B and C are one variable with coefficient 1: the
-        // coefficient's test a lookup, and B's variable (the one) tested first.
-        let ones: Vec<bool> = dictionary.iter().map(|c| *c == Scalar::ONE).collect();
+        // Every row is asked whether its B and C are one variable with coefficient 1: B's
+        // variable (the one) tested first, the coefficient looked up in `ones`.
         let unit = |matrix: &Matrix, row: usize, column: Option<u32>| {
             let start = matrix.row_starts[row] as usize;
             (matrix.row_starts[row + 1] as usize == start + 1
@@ -294,9 +294,11 @@ impl<Scalar: PrimeField> Claims<Scalar> {
         general: impl Fn(u16) -> bool + Sync,
         rho: Scalar,
     ) -> Self {
+        // Which dictionary entries are 1, for the pieces' per-row tests.
+        let ones: Vec<bool> = dictionary.iter().map(|c| *c == Scalar::ONE).collect();
         let mut found: Vec<Piece<Scalar>> = pieces
             .into_par_iter()
-            .map(|rows| Piece::new(matrices, rows, one, dictionary, &general, rho))
+            .map(|rows| Piece::new(matrices, rows, one, dictionary, &ones, &general, rho))
             .collect();
         // The partition's claimed row `j` (from 1) weighs `16·ρ^j`; a piece weighed its own
         // from `16·ρ`, so its sums are multiplied by `ρ` to the power of the claimed rows
