@@ -21,6 +21,7 @@ use std::io;
 use rayon::prelude::*;
 
 use super::matrix::Matrix;
+use super::row_sets::pieces;
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
 use crate::Error;
@@ -69,6 +70,92 @@ fn side(matrix: &Matrix, row: usize, one: u32, general: &impl Fn(u16) -> bool) -
     }
 }
 
+/// Rows `first..end` of a run of field rows: from its first row holding a general
+/// coefficient to its last.
+type Anchors = (usize, usize);
+
+/// One run's anchors after `before`'s, which come first.
+fn joined(before: Option<Anchors>, after: Option<Anchors>) -> Option<Anchors> {
+    match (before, after) {
+        (Some((first, _)), Some((_, end))) => Some((first, end)),
+        (anchors, None) | (None, anchors) => anchors,
+    }
+}
+
+/// What one piece of rows holds of the stretches.
+struct PieceStretches {
+    /// The anchors, within the piece, of the run the piece starts in, when a row of the
+    /// piece that is no field row ends that run; else `None`.
+    head: Option<Anchors>,
+    /// Whether a row of the piece is no field row: if not, the whole piece continues the
+    /// run before it, and `tail` holds the piece's anchors.
+    broken: bool,
+    /// The stretches that start and end inside the piece.
+    inside: Vec<[u32; 2]>,
+    /// The anchors of the run open at the piece's end.
+    tail: Option<Anchors>,
+}
+
+/// The stretches of a piece of rows, each row's kind from `kind` (`None`: no field row;
+/// `Some(anchor)`: one, holding a general coefficient or not).
+fn piece_stretches(
+    rows: std::ops::Range<usize>,
+    kind: impl Fn(usize) -> Option<bool>,
+) -> PieceStretches {
+    let mut piece = PieceStretches {
+        head: None,
+        broken: false,
+        inside: Vec::new(),
+        tail: None,
+    };
+    for row in rows {
+        match kind(row) {
+            Some(true) => piece.tail = joined(piece.tail, Some((row, row + 1))),
+            Some(false) => {}
+            None if piece.broken => {
+                let anchors = piece.tail.take();
+                piece
+                    .inside
+                    .extend(anchors.map(|(first, end)| [first as u32, end as u32]));
+            }
+            None => {
+                piece.head = piece.tail.take();
+                piece.broken = true;
+            }
+        }
+    }
+    piece
+}
+
+/// The stretches of the rows of consecutive `pieces`, found by piece on the pool's
+/// threads and joined in row order: a run that crosses pieces is one stretch.
+fn stretches(
+    pieces: Vec<std::ops::Range<usize>>,
+    kind: impl Fn(usize) -> Option<bool> + Sync,
+) -> Vec<[u32; 2]> {
+    let found: Vec<PieceStretches> = pieces
+        .into_par_iter()
+        .map(|piece| piece_stretches(piece, &kind))
+        .collect();
+    let mut ranges = Vec::new();
+    let close = |ranges: &mut Vec<[u32; 2]>, anchors: Option<Anchors>| {
+        ranges.extend(anchors.map(|(first, end)| [first as u32, end as u32]));
+    };
+    // The anchors of the run open where the pieces so far end.
+    let mut open = None;
+    for piece in found {
+        if piece.broken {
+            close(&mut ranges, joined(open, piece.head));
+            ranges.extend(piece.inside);
+            open = piece.tail;
+        } else {
+            open = joined(open, piece.tail);
+        }
+    }
+    close(&mut ranges, open);
+    ranges
+}
+
 impl FieldRows {
     /// The stretches of `[a, b, c]` (constant one at position `one`; `general` holds of
     /// general coefficient ids; `claimed` of the rows of A that state a value).
@@ -78,44 +165,22 @@ impl FieldRows {
         general: impl Fn(u16) -> bool + Sync,
         claimed: impl Fn(usize) -> bool + Sync,
     ) -> Self {
-        // What each row is (`None`: no field row; `Some(anchor)`: one, holding a general
-        // coefficient or not), on the pool's threads: reading its three sides is nearly all
-        // the work, and a first member's recording waits on it. A byte per row.
-        let kinds: Vec<Option<bool>> = (0..a.rows())
-            .into_par_iter()
-            .map(|row| {
-                let [sa, sb, sc] = [a, b, c].map(|matrix| side(matrix, row, one, &general));
-                let value = |s: Side| matches!(s, Side::Value { .. });
-                let general = |s: Side| matches!(s, Side::Value { general: true });
-                if claimed(row) && value(sb) && value(sc) {
-                    Some(true)
-                } else if value(sa) && value(sb) && value(sc) {
-                    Some(general(sa) || general(sb) || general(sc))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let mut ranges = Vec::new();
-        // The run being read: its rows from the first to the last holding a general
-        // coefficient.
-        let mut anchored: Option<(usize, usize)> = None;
-        // A row past the last ends the last run.
-        for (row, &kind) in kinds.iter().chain([&None]).enumerate() {
-            match kind {
-                Some(anchor) => {
-                    if anchor {
-                        let first = anchored.map_or(row, |(first, _)| first);
-                        anchored = Some((first, row + 1));
-                    }
-                }
-                None => {
-                    if let Some((first, end)) = anchored.take() {
-                        ranges.push([first as u32, end as u32]);
-                    }
-                }
+        // What each row is, found by pieces of rows on the pool's threads (reading its
+        // three sides is nearly all the work, and a first member's recording waits on it),
+        // each piece's stretches then joined in row order.
+        let kind = |row: usize| {
+            let [sa, sb, sc] = [a, b, c].map(|matrix| side(matrix, row, one, &general));
+            let value = |s: Side| matches!(s, Side::Value { .. });
+            let general = |s: Side| matches!(s, Side::Value { general: true });
+            if claimed(row) && value(sb) && value(sc) {
+                Some(true)
+            } else if value(sa) && value(sb) && value(sc) {
+                Some(general(sa) || general(sb) || general(sc))
+            } else {
+                None
             }
-        }
+        };
+        let ranges = stretches(pieces(a.rows()), kind);
         FieldRows {
             ranges: ranges.into(),
         }
@@ -177,6 +242,7 @@ impl Sections for FieldRows {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::precompiled::row_sets::pieces_of;
 
     /// A matrix of the given rows of (column, coefficient id) terms.
     fn matrix(rows: &[&[(u32, u16)]]) -> Matrix {
@@ -254,5 +320,57 @@ mod tests {
         seen.clear();
         FieldRows::default().pieces(4, 3, |start, count, field| seen.push((start, count, field)));
         assert_eq!(seen, [(4, 3, false)]);
+    }
+
+    /// The stretches of rows of the given kinds, by their definition: each maximal run of
+    /// field rows, from its first row holding a general coefficient to its last.
+    fn defined(kinds: &[Option<bool>]) -> Vec<[u32; 2]> {
+        let mut ranges = Vec::new();
+        let mut run_start = 0;
+        for (row, kind) in kinds.iter().chain([&None]).enumerate() {
+            if kind.is_none() {
+                let run = &kinds[run_start..row];
+                let first = run.iter().position(|&kind| kind == Some(true));
+                let last = run.iter().rposition(|&kind| kind == Some(true));
+                if let (Some(first), Some(last)) = (first, last) {
+                    ranges.push([(run_start + first) as u32, (run_start + last + 1) as u32]);
+                }
+                run_start = row + 1;
+            }
+        }
+        ranges
+    }
+
+    #[test]
+    fn stretches_found_by_pieces_are_those_of_the_rows_in_one_run() {
+        // Runs of every length up to past two pieces of 64, with and without anchors,
+        // starting and ending anywhere, from a fixed generator.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let mut kinds = Vec::new();
+        while kinds.len() < 8_000 {
+            let run = next(150);
+            let anchors = next(4);
+            for _ in 0..run {
+                kinds.push(Some(anchors > 0 && next(24 / anchors) == 0));
+            }
+            for _ in 0..next(3) + 1 {
+                kinds.push(None);
+            }
+        }
+        // Pieces of field rows alone, without anchors and with.
+        kinds.splice(640..640, [Some(false); 200]);
+        kinds.splice(1280..1280, [Some(true); 150]);
+        let expected = defined(&kinds);
+        assert!(expected.len() > 50, "{} stretches", expected.len());
+        for len in [64, 128, 192, 1024, kinds.len().next_multiple_of(64)] {
+            let found = stretches(pieces_of(kinds.len(), len), |row| kinds[row]);
+            assert_eq!(found, expected, "pieces of {len} rows");
+        }
     }
 }
