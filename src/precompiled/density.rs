@@ -139,12 +139,13 @@ struct Marks<'a> {
     inputs: Option<&'a mut DensityTracker>,
 }
 
-/// Terms of the smallest piece [`mark`] cuts the matrices' columns into.
+/// The fewest terms [`mark`] gives a piece, but for a matrix's last, which may be shorter.
 const MARK_PIECE_MIN: usize = 1 << 20;
 
-/// The most pieces [`mark`] cuts, all matrices together: each past a matrix's first marks
-/// words of its own, as many as a tracker's, so at 32 GiB the pieces hold at most 240 MB
-/// for a moment, and the marks' half second of work on one thread takes about 35 ms.
+/// The most pieces of equal length [`mark`] cuts the matrices' columns into; as a
+/// matrix's last piece may be shorter, there may be one more. Each piece past a matrix's
+/// first marks words of its own, as many as a tracker's: at most 15 of them, 240 MB at 32
+/// GiB for a moment, while the marks' half second of work on one thread takes about 35 ms.
 const MARK_PIECES_MAX: usize = 16;
 
 /// Marks every variable with a term in each matrix of `marks` (aux variables are the
