@@ -82,6 +82,11 @@ fn joined(before: Option<Anchors>, after: Option<Anchors>) -> Option<Anchors> {
     }
 }
 
+/// Ends a run: its stretch, if it has anchors, pushed to `ranges`.
+fn close(ranges: &mut Vec<[u32; 2]>, anchors: Option<Anchors>) {
+    ranges.extend(anchors.map(|(first, end)| [first as u32, end as u32]));
+}
+
 /// What one piece of rows holds of the stretches.
 struct PieceStretches {
     /// The anchors, within the piece, of the run the piece starts in, when a row of the
@@ -112,12 +117,7 @@ fn piece_stretches(
         match kind(row) {
             Some(true) => piece.tail = joined(piece.tail, Some((row, row + 1))),
             Some(false) => {}
-            None if piece.broken => {
-                let anchors = piece.tail.take();
-                piece
-                    .inside
-                    .extend(anchors.map(|(first, end)| [first as u32, end as u32]));
-            }
+            None if piece.broken => close(&mut piece.inside, piece.tail.take()),
             None => {
                 piece.head = piece.tail.take();
                 piece.broken = true;
@@ -138,9 +138,6 @@ fn stretches(
         .map(|piece| piece_stretches(piece, &kind))
         .collect();
     let mut ranges = Vec::new();
-    let close = |ranges: &mut Vec<[u32; 2]>, anchors: Option<Anchors>| {
-        ranges.extend(anchors.map(|(first, end)| [first as u32, end as u32]));
-    };
     // The anchors of the run open where the pieces so far end.
     let mut open = None;
     for piece in found {
