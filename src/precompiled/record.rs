@@ -128,9 +128,14 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
         self.fault.get_or_insert(fault);
     }
 
-    /// Appends the nonzero terms of `lc` to the current row of `side`'s matrix.
-    fn append(&mut self, side: Side, lc: &LinearCombination<Scalar>) -> Result<(), Fault> {
-        let row = self.rows();
+    /// Appends the nonzero terms of `lc` to `side`'s matrix as its `row` (taken before A's
+    /// row is appended, which counts rows).
+    fn append(
+        &mut self,
+        row: usize,
+        side: Side,
+        lc: &LinearCombination<Scalar>,
+    ) -> Result<(), Fault> {
         let (inputs, aux) = (self.inputs, self.aux);
         let matrix = &mut self.matrices[side as usize];
         let dictionary = &mut self.dictionary;
@@ -289,7 +294,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         if self.fault.is_none() {
             let row = self.rows();
             for (side, lc) in [(Side::A, &a), (Side::B, &b), (Side::C, &c)] {
-                if let Err(fault) = self.append(side, lc) {
+                if let Err(fault) = self.append(row, side, lc) {
                     self.note(fault);
                     for matrix in &mut self.matrices {
                         matrix.truncate_rows(row);
@@ -539,7 +544,7 @@ mod tests {
     use ff::Field;
 
     use super::Recorder;
-    use crate::{Error, Limit, VariableKind};
+    use crate::{Error, Limit, Side, VariableKind};
 
     fn with_one() -> Recorder<Fr> {
         let mut recorder = <Recorder<Fr> as ConstraintSystem<Fr>>::new();
@@ -582,6 +587,65 @@ mod tests {
             recorded,
             Err(Error::MisplacedBranch { inputs: 1, aux: 1 })
         ));
+    }
+
+    /// A term naming a variable past the column limit, or one never allocated, stops the
+    /// recording with its own error, naming the constraint, side and variable.
+    #[test]
+    fn a_term_past_the_column_limit_or_the_allocated_is_refused_by_name() {
+        let aux = |index: usize| Variable::new_unchecked(Index::Aux(index));
+        let input = |index: usize| Variable::new_unchecked(Index::Input(index));
+        let limit = 1usize << 31;
+        let unallocated = |side, kind, index, allocated| Error::UnallocatedVariable {
+            constraint: 1,
+            side,
+            kind,
+            index,
+            allocated,
+        };
+        let column = Error::Limit(Limit::Column {
+            kind: VariableKind::Aux,
+            index: limit as u64,
+        });
+        let cases = [
+            (aux(limit - 1), Side::B, None),
+            (aux(limit), Side::B, Some(column)),
+            (
+                aux(limit + 2),
+                Side::B,
+                Some(unallocated(
+                    Side::B,
+                    VariableKind::Aux,
+                    limit + 2,
+                    limit + 2,
+                )),
+            ),
+            (
+                input(1),
+                Side::C,
+                Some(unallocated(Side::C, VariableKind::Input, 1, 1)),
+            ),
+        ];
+        for (variable, side, expected) in cases {
+            let mut recorder = with_one();
+            // As if allocated one by one: a recorder keeps only the count.
+            recorder.aux = limit + 2;
+            let x = aux(0);
+            recorder.enforce(|| "first", |lc| lc + x, |lc| lc + x, |lc| lc + x);
+            recorder.enforce(
+                || "second",
+                |lc| lc + x,
+                |lc| if side == Side::B { lc + variable } else { lc },
+                |lc| if side == Side::C { lc + variable } else { lc },
+            );
+            let (recorded, _) = recorder.finish();
+            let got = recorded.err().map(|error| format!("{error:?}"));
+            assert_eq!(
+                got,
+                expected.map(|error| format!("{error:?}")),
+                "{variable:?}"
+            );
+        }
     }
 
     /// [`system_and_branch`], the branch then with as many own variables as reach the
