@@ -9,7 +9,7 @@
 
 mod common;
 
-use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError, Variable};
+use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
 use blstrs::Scalar as Fr;
 use common::{assert_same, reference, RandomCircuit};
 use ff::Field;
@@ -29,6 +29,9 @@ struct SharedParts {
     reversed: bool,
     /// The parts in a loop, never spread.
     in_a_loop: bool,
+    /// The part whose last constraint names a variable 1000 past its last own one, which
+    /// nothing allocated.
+    ghost_in: Option<usize>,
 }
 
 impl SharedParts {
@@ -38,6 +41,7 @@ impl SharedParts {
             parts,
             reversed: false,
             in_a_loop: false,
+            ghost_in: None,
         }
     }
 }
@@ -56,8 +60,22 @@ impl Circuit<Fr> for SharedParts {
                 seed: self.seed * 100 + i as u64,
                 steps: 40 + 13 * i,
             };
-            part.lay_out_over(&mut cs.namespace(|| format!("part {i}")), &shared)
-                .map(drop)
+            let cs = &mut cs.namespace(|| format!("part {i}"));
+            part.lay_out_over(cs, &shared)?;
+            if self.ghost_in == Some(i) {
+                let own = cs.alloc(|| "own", || Ok(Fr::ONE))?;
+                let Index::Aux(n) = own.get_unchecked() else {
+                    unreachable!("alloc gives an aux variable")
+                };
+                let ghost = Variable::new_unchecked(Index::Aux(n + 1000));
+                cs.enforce(
+                    || "ghost",
+                    |lc| lc + own,
+                    |lc| lc + CS::one(),
+                    |lc| lc + ghost,
+                );
+            }
+            Ok(())
         };
         let parts: Vec<usize> = (0..self.parts).collect();
         let parts = match self.in_a_loop {
@@ -237,6 +255,46 @@ fn a_first_member_spreads_as_direct_synthesis_does() {
             assert_same(&vectors, &expected, &format!("first member, {what}"));
             let evaluated = recording.synthesize(circuit.clone()).unwrap();
             assert_same(&evaluated, &expected, &format!("its recording, {what}"));
+        }
+    }
+}
+
+/// A part in a branch naming a variable nothing allocated is refused with the error a
+/// sequential run gives (its constraint, side and variable numbered as there), on any
+/// number of threads, whether synthesized, recorded or both.
+#[test]
+fn a_branch_naming_an_unallocated_variable_is_named_as_in_a_sequential_run() {
+    let circuit = SharedParts {
+        ghost_in: Some(1),
+        ..SharedParts::new(4, 3)
+    };
+    let sequential = SharedParts {
+        in_a_loop: true,
+        ..circuit.clone()
+    };
+    let sequential = synthpool::synthesize(sequential).map(drop).unwrap_err();
+    match sequential {
+        Error::UnallocatedVariable {
+            side: synthpool::Side::C,
+            kind: synthpool::VariableKind::Aux,
+            index,
+            allocated,
+            ..
+        } => assert_eq!(index, allocated + 999),
+        ref other => panic!("{other}"),
+    }
+    let expected = format!("{sequential:?}");
+    for threads in [1, 2, 3] {
+        let errors = on_threads(threads, || {
+            [
+                synthpool::synthesize(circuit.clone()).map(drop),
+                Recording::record(circuit.clone()).map(drop),
+                synthpool::tuning::record_first_member(circuit.clone()).map(drop),
+            ]
+        });
+        for (path, error) in ["direct", "recorded", "first member"].iter().zip(errors) {
+            let error = format!("{:?}", error.unwrap_err());
+            assert_eq!(error, expected, "{path}, {threads} threads");
         }
     }
 }
