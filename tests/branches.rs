@@ -299,6 +299,73 @@ fn a_branch_naming_an_unallocated_variable_is_named_as_in_a_sequential_run() {
     }
 }
 
+/// Parts that each name fewer distinct coefficients than a recording's dictionary holds,
+/// but more together: `per_part` variables of their own, each times a coefficient of its
+/// own, in one sum (a combination merges the terms of one variable, so each needs its own).
+#[derive(Clone)]
+struct CoefficientParts {
+    parts: usize,
+    per_part: u64,
+}
+
+impl Circuit<Fr> for CoefficientParts {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let part = |cs: &mut CS::Root, i: usize| {
+            let first = 2 + i as u64 * self.per_part;
+            let mut terms = Vec::new();
+            for coeff in first..first + self.per_part {
+                terms.push((Fr::from(coeff), cs.alloc(|| "x", || Ok(Fr::ONE))?));
+            }
+            let sum: Fr = terms.iter().map(|(coeff, _)| coeff).sum();
+            let y = cs.alloc(|| "sum", || Ok(sum))?;
+            cs.enforce(
+                || "sum",
+                |lc| terms.iter().fold(lc, |lc, &(coeff, x)| lc + (coeff, x)),
+                |lc| lc + CS::one(),
+                |lc| lc + y,
+            );
+            Ok(())
+        };
+        match spread(cs, (0..self.parts).collect(), |cs, _, i| part(cs, i))? {
+            Spread::Done => Ok(()),
+            Spread::Here(parts) => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
+        }
+    }
+}
+
+/// A recording whose parts' coefficients fit the dictionary one by one but not together is
+/// refused with the dictionary's limit on any number of threads, while direct synthesis
+/// still gives its vectors (what the drop-ins then prove); parts that fit together record.
+#[test]
+fn coefficients_past_the_dictionary_across_branches_are_refused() {
+    let too_many = CoefficientParts {
+        parts: 3,
+        per_part: 30_000,
+    };
+    let fitting = CoefficientParts {
+        parts: 3,
+        per_part: 20_000,
+    };
+    let expected = reference(too_many.clone());
+    for threads in [1, 2, 3] {
+        on_threads(threads, || {
+            match Recording::record(too_many.clone()) {
+                Err(Error::Limit(synthpool::Limit::Coefficients)) => {}
+                other => panic!("{threads} threads: {:?}", other.map(drop)),
+            }
+            let vectors = synthpool::synthesize(too_many.clone()).unwrap();
+            assert_same(&vectors, &expected, &format!("direct, {threads} threads"));
+            let recording = Recording::record(fitting.clone()).unwrap();
+            let evaluated = recording.synthesize(fitting.clone()).unwrap();
+            assert_same(
+                &evaluated,
+                &reference(fitting.clone()),
+                &format!("fitting, {threads} threads"),
+            );
+        });
+    }
+}
+
 #[test]
 fn a_tampered_branch_value_leaves_the_system_unsatisfied() {
     let circuit = SharedParts::new(9, 4);
