@@ -32,6 +32,8 @@ struct SharedParts {
     /// The part whose last constraint names a variable 1000 past its last own one, which
     /// nothing allocated.
     ghost_in: Option<usize>,
+    /// Each part ends with two sub-parts spread from it (over the shared variables).
+    nested: bool,
 }
 
 impl SharedParts {
@@ -42,6 +44,7 @@ impl SharedParts {
             reversed: false,
             in_a_loop: false,
             ghost_in: None,
+            nested: false,
         }
     }
 }
@@ -62,6 +65,9 @@ impl Circuit<Fr> for SharedParts {
             };
             let cs = &mut cs.namespace(|| format!("part {i}"));
             part.lay_out_over(cs, &shared)?;
+            if self.nested {
+                sub_parts(cs.get_root(), self.seed * 1000 + i as u64 * 10, &shared)?;
+            }
             if self.ghost_in == Some(i) {
                 let own = cs.alloc(|| "own", || Ok(Fr::ONE))?;
                 let Index::Aux(n) = own.get_unchecked() else {
@@ -89,6 +95,32 @@ impl Circuit<Fr> for SharedParts {
             part(cs.get_root(), i)?;
         }
         Ok(())
+    }
+}
+
+/// Two sub-parts over `shared`, spread from a part of [`SharedParts`].
+fn sub_parts<CS: ConstraintSystem<Fr>>(
+    cs: &mut CS,
+    seed: u64,
+    shared: &[(Variable, Fr)],
+) -> Result<(), SynthesisError> {
+    fn sub<CS: ConstraintSystem<Fr>>(
+        cs: &mut CS,
+        seed: u64,
+        k: usize,
+        shared: &[(Variable, Fr)],
+    ) -> Result<(), SynthesisError> {
+        let sub = RandomCircuit {
+            seed: seed + k as u64,
+            steps: 20 + 9 * k,
+        };
+        sub.lay_out_over(cs, shared).map(drop)
+    }
+    match spread(cs, vec![0, 1], |cs, _, k| sub(cs, seed, k, shared))? {
+        Spread::Done => Ok(()),
+        Spread::Here(subs) => subs
+            .into_iter()
+            .try_for_each(|k| sub(cs.get_root(), seed, k, shared)),
     }
 }
 
@@ -189,8 +221,13 @@ fn recorded_bytes(recording: &Recording<Fr>, name: &str) -> Vec<u8> {
 
 #[test]
 fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
-    for seed in 1..6 {
-        let circuit = SharedParts::new(seed, 5);
+    let circuits = (1..6).map(|seed| SharedParts::new(seed, 5));
+    let nested = (6..8).map(|seed| SharedParts {
+        nested: true,
+        ..SharedParts::new(seed, 4)
+    });
+    for circuit in circuits.chain(nested) {
+        let seed = circuit.seed;
         let expected = reference(circuit.clone());
         let (recording, witness) = on_threads(1, || {
             Recording::record_with_witness(circuit.clone()).unwrap()
