@@ -9,6 +9,7 @@ use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use rayon::prelude::*;
 
 use crate::branches::{parallel_appends, BranchPoint};
+use crate::eval::mark_density;
 use crate::shape::Shape;
 use crate::Error;
 
@@ -258,7 +259,7 @@ fn density_prefix(density: &DensityTracker, len: usize) -> Result<DensityTracker
 fn merge_density(density: &mut DensityTracker, branch: &DensityTracker, at: usize) {
     let (shared, own) = branch.bv.split_at(at);
     for index in shared.iter_ones() {
-        density.inc(index);
+        mark_density(density, index);
     }
     density.total_density += own.count_ones();
     density.bv.extend_from_bitslice(own);

@@ -1,11 +1,12 @@
 //! Evaluation of linear-combination terms against an assignment: the hot loop of synthesis.
 //!
-//! One public entry, [`evaluate`], runs one of two kernels chosen at run time, so a single
-//! binary can compare them: the portable loop, and the same loop issuing a prefetch for the
-//! value a few terms ahead (compiled in with the `prefetch` feature on x86_64 and aarch64; on
-//! other targets or without the feature it falls back to the portable loop).
+//! One entry, [`evaluate`], runs the loop of the kernel [`EvalKernel`] names, chosen at run
+//! time by the caller (once per constraint) so a single binary can compare them: the
+//! portable loop, or the same loop issuing a prefetch for the value a few terms ahead
+//! (compiled in with the `prefetch` feature on x86_64 and aarch64; on other targets or
+//! without the feature it falls back to the portable loop).
 //!
-//! A second axis, also chosen at run time: the bit-value fast path, which looks at the
+//! A second axis, chosen the same way: the bit-value fast path, which looks at the
 //! assignment value first: a zero value adds nothing, a one adds the coefficient, so the
 //! boolean-heavy SHA-256 circuits evaluate almost without multiplications.
 //!
@@ -94,32 +95,20 @@ pub(crate) struct OutOfRange {
 }
 
 /// `acc + sum(coeff * values[index])` over `terms`, marking each index with a nonzero
-/// coefficient in `density` when one is given. `density`, if given, must track `values`
-/// (same length). Starting from `acc` lets a caller sum the input and aux halves of a
-/// combination with one accumulator, as bellperson does, instead of adding two results.
-#[inline]
-pub(crate) fn evaluate<Scalar: PrimeField>(
-    kernel: EvalKernel,
+/// coefficient in `density` when one is given, with the kernel `PREFETCH` and `BIT_VALUES`
+/// name ([`EvalKernel`]'s two axes, chosen once by the caller). `density`, if given, must
+/// track `values` (same length). Starting from `acc` lets a caller sum the input and aux
+/// halves of a combination with one accumulator, as bellperson does, instead of adding two
+/// results.
+#[inline(always)]
+pub(crate) fn evaluate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool>(
     constants: &Constants<Scalar>,
     terms: &[(usize, Scalar)],
     values: &[Scalar],
     density: Option<&mut DensityTracker>,
     acc: Scalar,
 ) -> Result<Scalar, OutOfRange> {
-    match kernel {
-        EvalKernel::Portable => {
-            accumulate::<Scalar, false, false, true>(constants, terms, values, density, acc)
-        }
-        EvalKernel::Prefetch => {
-            accumulate::<Scalar, true, false, true>(constants, terms, values, density, acc)
-        }
-        EvalKernel::BitValues => {
-            accumulate::<Scalar, false, true, true>(constants, terms, values, density, acc)
-        }
-        EvalKernel::BitValuesPrefetch => {
-            accumulate::<Scalar, true, true, true>(constants, terms, values, density, acc)
-        }
-    }
+    accumulate::<Scalar, PREFETCH, BIT_VALUES, true>(constants, terms, values, density, acc)
 }
 
 /// What [`evaluate`] does to `density`, and its range check against `values`, without the
@@ -161,7 +150,7 @@ fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool, 
             len: values.len(),
         })?;
         if let Some(tracker) = density.as_deref_mut() {
-            tracker.inc(index);
+            mark_density(tracker, index);
         }
         if !SUM {
             continue;
@@ -186,11 +175,40 @@ fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool, 
     Ok(acc)
 }
 
+/// Marks `index` in `tracker`, counting it if it was not marked: ec-gpu-gen's
+/// `DensityTracker::inc`, inline (that one is a call per marked term, three per constraint,
+/// about 63 instructions per constraint of direct synthesis). Panics, as `inc` does, where
+/// `index` is past the tracker's length.
+#[inline(always)]
+pub(crate) fn mark_density(tracker: &mut DensityTracker, index: usize) {
+    if !tracker.bv.replace(index, true) {
+        tracker.total_density += 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use blstrs::Scalar as Fr;
     use ff::Field;
+
+    /// [`super::evaluate`] with `kernel`'s two axes, as the assignment chooses them.
+    fn evaluate(
+        kernel: EvalKernel,
+        constants: &Constants<Fr>,
+        terms: &[(usize, Fr)],
+        values: &[Fr],
+        density: Option<&mut DensityTracker>,
+        acc: Fr,
+    ) -> Result<Fr, OutOfRange> {
+        let evaluate = match kernel {
+            EvalKernel::Portable => super::evaluate::<Fr, false, false>,
+            EvalKernel::Prefetch => super::evaluate::<Fr, true, false>,
+            EvalKernel::BitValues => super::evaluate::<Fr, false, true>,
+            EvalKernel::BitValuesPrefetch => super::evaluate::<Fr, true, true>,
+        };
+        evaluate(constants, terms, values, density, acc)
+    }
 
     fn tracker(len: usize) -> DensityTracker {
         let mut tracker = DensityTracker::new();
