@@ -246,6 +246,21 @@ mod tests {
         }
     }
 
+    /// The inline mark sets the bits and the count ec-gpu-gen's `inc` sets, a bit marked
+    /// again counted once.
+    #[test]
+    fn a_density_mark_is_incs_mark() {
+        let indices = [0, 63, 64, 5, 63, 129, 0, 200];
+        let (mut ours, mut theirs) = (tracker(201), tracker(201));
+        for index in indices {
+            mark_density(&mut ours, index);
+            theirs.inc(index);
+        }
+        assert_eq!(ours.bv, theirs.bv);
+        assert_eq!(ours.get_total_density(), 6);
+        assert_eq!(theirs.get_total_density(), 6);
+    }
+
     #[test]
     fn marking_marks_what_evaluation_marks() {
         let values: Vec<Fr> = [5u64, 0, 1, 7].map(Fr::from).to_vec();
