@@ -84,17 +84,23 @@ impl Circuit<Fr> for SharedParts {
             Ok(())
         };
         let parts: Vec<usize> = (0..self.parts).collect();
-        let parts = match self.in_a_loop {
-            true => parts,
-            false => match spread(cs, parts, |cs, _, i| part(cs, i))? {
-                Spread::Done => return Ok(()),
-                Spread::Here(parts) => parts,
-            },
-        };
-        for i in parts {
-            part(cs.get_root(), i)?;
+        match self.in_a_loop {
+            true => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
+            false => spread_or_in_order(cs, parts, part),
         }
-        Ok(())
+    }
+}
+
+/// `part` for each of `parts` through `spread`, or one after another in `cs` where `spread`
+/// hands them back, as the fork's circuits do.
+fn spread_or_in_order<CS: ConstraintSystem<Fr>>(
+    cs: &mut CS,
+    parts: Vec<usize>,
+    part: impl Fn(&mut CS::Root, usize) -> Result<(), SynthesisError> + Sync,
+) -> Result<(), SynthesisError> {
+    match spread(cs, parts, |cs, _, i| part(cs, i))? {
+        Spread::Done => Ok(()),
+        Spread::Here(parts) => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
     }
 }
 
@@ -104,24 +110,13 @@ fn sub_parts<CS: ConstraintSystem<Fr>>(
     seed: u64,
     shared: &[(Variable, Fr)],
 ) -> Result<(), SynthesisError> {
-    fn sub<CS: ConstraintSystem<Fr>>(
-        cs: &mut CS,
-        seed: u64,
-        k: usize,
-        shared: &[(Variable, Fr)],
-    ) -> Result<(), SynthesisError> {
+    spread_or_in_order(cs, vec![0, 1], |cs, k| {
         let sub = RandomCircuit {
             seed: seed + k as u64,
             steps: 20 + 9 * k,
         };
         sub.lay_out_over(cs, shared).map(drop)
-    }
-    match spread(cs, vec![0, 1], |cs, _, k| sub(cs, seed, k, shared))? {
-        Spread::Done => Ok(()),
-        Spread::Here(subs) => subs
-            .into_iter()
-            .try_for_each(|k| sub(cs.get_root(), seed, k, shared)),
-    }
+    })
 }
 
 /// Self-contained groups of parts, as storage-proofs-post groups a partition's sectors:
@@ -363,10 +358,7 @@ impl Circuit<Fr> for CoefficientParts {
             );
             Ok(())
         };
-        match spread(cs, (0..self.parts).collect(), |cs, _, i| part(cs, i))? {
-            Spread::Done => Ok(()),
-            Spread::Here(parts) => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
-        }
+        spread_or_in_order(cs, (0..self.parts).collect(), part)
     }
 }
 
