@@ -89,8 +89,10 @@ pub enum Spread<P> {
 /// `synthesize` may read any variable allocated in `cs` before this call, and nothing a part
 /// allocates may be used by another part or after this call (the parts are independent, as a
 /// PoRep partition's challenges are). A part's error is returned (the first in order), as the
-/// loop would have returned it; what the parts appended until then is not rolled back, as the
-/// loop's would not be.
+/// loop would have returned it, with `cs` as the loop leaves it: the parts before it appended,
+/// and what the failing part added before it failed. So what a branch's system noted about
+/// the failure (memory it could not have) reaches `cs`, which names it as it would have named
+/// its own.
 ///
 /// Returns [`Spread::Here`] with the parts untouched where spreading cannot help, so the
 /// caller runs its own loop and a system that cannot branch (a test system keeping names)
@@ -137,14 +139,16 @@ where
                 .zip(parts.collect::<Vec<_>>())
                 .enumerate()
                 .map(|(i, (mut branch, part))| {
-                    synthesize(&mut branch, i + 1, part).map(|()| branch)
+                    let outcome = synthesize(&mut branch, i + 1, part);
+                    (branch, outcome)
                 })
-                .collect::<Vec<Result<CS::Root, SynthesisError>>>()
+                .collect::<Vec<(CS::Root, Result<(), SynthesisError>)>>()
         },
     );
     first?;
-    for branch in others {
-        root.extend(&branch?);
+    for (branch, outcome) in others {
+        root.extend(&branch);
+        outcome?;
     }
     Ok(Spread::Done)
 }

@@ -34,6 +34,8 @@ struct SharedParts {
     ghost_in: Option<usize>,
     /// Each part ends with two sub-parts spread from it (over the shared variables).
     nested: bool,
+    /// The parts from this one on fail, each with an error naming it, after their rows.
+    failing_from: Option<usize>,
 }
 
 impl SharedParts {
@@ -45,6 +47,7 @@ impl SharedParts {
             in_a_loop: false,
             ghost_in: None,
             nested: false,
+            failing_from: None,
         }
     }
 }
@@ -80,6 +83,11 @@ impl Circuit<Fr> for SharedParts {
                     |lc| lc + CS::one(),
                     |lc| lc + ghost,
                 );
+            }
+            if self.failing_from.is_some_and(|first| i >= first) {
+                return Err(SynthesisError::IncompatibleLengthVector(format!(
+                    "part {i}"
+                )));
             }
             Ok(())
         };
@@ -327,6 +335,38 @@ fn a_branch_naming_an_unallocated_variable_is_named_as_in_a_sequential_run() {
         for (path, error) in ["direct", "recorded", "first member"].iter().zip(errors) {
             let error = format!("{:?}", error.unwrap_err());
             assert_eq!(error, expected, "{path}, {threads} threads");
+        }
+    }
+}
+
+/// Parts that fail with errors of their own after adding rows give the first failing part's
+/// error, as a loop over them would, on any number of threads: synthesized, recorded, both,
+/// or witnessed from a recording of the circuit whose parts do not fail.
+#[test]
+fn the_first_failing_part_in_order_gives_the_error() {
+    let sound = SharedParts::new(5, 4);
+    let circuit = SharedParts {
+        failing_from: Some(1),
+        ..sound.clone()
+    };
+    for threads in [1, 2, 3] {
+        let errors = on_threads(threads, || {
+            let recording = Recording::record(sound.clone()).unwrap();
+            [
+                synthpool::synthesize(circuit.clone()).map(drop),
+                Recording::record(circuit.clone()).map(drop),
+                synthpool::tuning::record_first_member(circuit.clone()).map(drop),
+                recording.synthesize(circuit.clone()).map(drop),
+            ]
+        });
+        let paths = ["direct", "recorded", "first member", "from a recording"];
+        for (path, outcome) in paths.iter().zip(errors) {
+            match outcome {
+                Err(Error::Synthesis(SynthesisError::IncompatibleLengthVector(part))) => {
+                    assert_eq!(part, "part 1", "{path}, {threads} threads")
+                }
+                other => panic!("{path}, {threads} threads: {:?}", other),
+            }
         }
     }
 }

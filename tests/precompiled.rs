@@ -11,6 +11,7 @@ use common::{assert_same, ExtendCircuit, Gadgets, NumCircuit, RandomCircuit, Sha
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
+use synthpool::branches::{spread, Spread};
 use synthpool::precompiled::{ProvingBuffers, Recording};
 use synthpool::{synthesize, Error, ProverVectors};
 use synthpool::{Limit, VariableKind};
@@ -352,6 +353,23 @@ impl Circuit<Fr> for Growing {
     }
 }
 
+/// Two parts through `spread`: the first one row, the second growing as [`Growing`] does, so
+/// on two threads the second runs out of memory in a branch.
+struct GrowingPart {
+    n: usize,
+}
+
+impl Circuit<Fr> for GrowingPart {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let n = self.n;
+        let part = move |cs: &mut CS::Root, i: usize| Growing { n: [1, n][i] }.synthesize(cs);
+        match spread(cs, vec![0, 1], |cs, _, i| part(cs, i))? {
+            Spread::Done => Ok(()),
+            Spread::Here(parts) => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
+        }
+    }
+}
+
 /// The environment variable that turns the growth test into its memory-limited child.
 const GROWING: &str = "SYNTHPOOL_GROWING_CHILD";
 /// What the child prints when both syntheses ran out as they should.
@@ -369,7 +387,30 @@ fn growth_past_the_memory_limit_is_an_error() {
         assert!(matches!(direct, Error::OutOfMemory { .. }), "{direct}");
         let recorded = Recording::<Fr>::record(Growing { n }).expect_err("ran out");
         assert!(matches!(recorded, Error::OutOfMemory { .. }), "{recorded}");
+        // The same in a branch, on two threads: what the branch ran out of is named as the
+        // system's own running out would be, whichever path synthesizes.
+        let two_threads = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let in_a_branch = two_threads.install(|| {
+            [
+                synthpool::synthesize::<Fr, _>(GrowingPart { n }).map(drop),
+                Recording::<Fr>::record(GrowingPart { n }).map(drop),
+                synthpool::tuning::record_first_member::<Fr, _>(GrowingPart { n }).map(drop),
+            ]
+        });
         drop(ballast);
+        for (path, outcome) in ["direct", "recorded", "first member"]
+            .iter()
+            .zip(in_a_branch)
+        {
+            let error = outcome.expect_err("ran out");
+            assert!(
+                matches!(error, Error::OutOfMemory { .. }),
+                "{path}, in a branch: {error}"
+            );
+        }
         println!("{RAN_OUT} {direct}; {recorded}");
         return;
     }
@@ -380,6 +421,8 @@ fn growth_past_the_memory_limit_is_an_error() {
         .arg(&exe)
         .arg("growth_past_the_memory_limit_is_an_error")
         .env(GROWING, "1")
+        // A backtrace printed out of memory can deadlock the child instead of failing it.
+        .env("RUST_BACKTRACE", "0")
         .output()
         .unwrap();
     let output = String::from_utf8_lossy(&child.stdout);
