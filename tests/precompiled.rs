@@ -372,12 +372,13 @@ impl Circuit<Fr> for GrowingPart {
 
 /// The environment variable that turns the growth test into its memory-limited child.
 const GROWING: &str = "SYNTHPOOL_GROWING_CHILD";
-/// What the child prints when both syntheses ran out as they should.
+/// What the child prints when every synthesis ran out as it should.
 const RAN_OUT: &str = "ran out:";
 
 /// Direct synthesis of a shape not known in advance, and recording, running out of memory
-/// (`ulimit -v`): an out-of-memory error each, not an abort. The child reserves most of its
-/// address space untouched first, so the limit is reached within a few million rows.
+/// (`ulimit -v`): an out-of-memory error each, not an abort; then the same in a branch on
+/// two threads, and a first member there. The child reserves most of its address space
+/// untouched first, so the limit is reached within a few million rows.
 #[test]
 fn growth_past_the_memory_limit_is_an_error() {
     if std::env::var(GROWING).is_ok() {
