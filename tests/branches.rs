@@ -11,7 +11,7 @@ mod common;
 
 use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
 use blstrs::Scalar as Fr;
-use common::{assert_same, reference, RandomCircuit};
+use common::{assert_same, reference, spread_or_in_order, RandomCircuit};
 use ff::Field;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -96,19 +96,6 @@ impl Circuit<Fr> for SharedParts {
             true => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
             false => spread_or_in_order(cs, parts, part),
         }
-    }
-}
-
-/// `part` for each of `parts` through `spread`, or one after another in `cs` where `spread`
-/// hands them back, as the fork's circuits do.
-fn spread_or_in_order<CS: ConstraintSystem<Fr>>(
-    cs: &mut CS,
-    parts: Vec<usize>,
-    part: impl Fn(&mut CS::Root, usize) -> Result<(), SynthesisError> + Sync,
-) -> Result<(), SynthesisError> {
-    match spread(cs, parts, |cs, _, i| part(cs, i))? {
-        Spread::Done => Ok(()),
-        Spread::Here(parts) => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
     }
 }
 

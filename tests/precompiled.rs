@@ -7,11 +7,13 @@ mod common;
 
 use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
 use blstrs::{Bls12, Scalar as Fr};
-use common::{assert_same, ExtendCircuit, Gadgets, NumCircuit, RandomCircuit, Sha256Circuit};
+use common::{
+    assert_same, spread_or_in_order, ExtendCircuit, Gadgets, NumCircuit, RandomCircuit,
+    Sha256Circuit,
+};
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-use synthpool::branches::{spread, Spread};
 use synthpool::precompiled::{ProvingBuffers, Recording};
 use synthpool::{synthesize, Error, ProverVectors};
 use synthpool::{Limit, VariableKind};
@@ -362,11 +364,9 @@ struct GrowingPart {
 impl Circuit<Fr> for GrowingPart {
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         let n = self.n;
-        let part = move |cs: &mut CS::Root, i: usize| Growing { n: [1, n][i] }.synthesize(cs);
-        match spread(cs, vec![0, 1], |cs, _, i| part(cs, i))? {
-            Spread::Done => Ok(()),
-            Spread::Here(parts) => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
-        }
+        spread_or_in_order(cs, vec![0, 1], |cs, i| {
+            Growing { n: [1, n][i] }.synthesize(cs)
+        })
     }
 }
 

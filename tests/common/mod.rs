@@ -15,6 +15,7 @@ use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::Field;
 use rand_core::{RngCore, SeedableRng};
 use rand_xorshift::XorShiftRng;
+use synthpool::branches::{spread, Spread};
 use synthpool::ProverVectors;
 
 /// bellperson's prover assignment, step by step: fresh LCs per enforce, its
@@ -586,3 +587,16 @@ pub fn edit_section(path: &std::path::Path, index: usize, edit: impl FnOnce(&mut
 pub const A_COLUMNS: usize = 2;
 pub const PARTS: usize = 10;
 pub const A_AUX_DENSITY: usize = 12;
+
+/// `part` for each of `parts` through `spread`, or one after another in `cs` where `spread`
+/// hands them back, as the fork's circuits do.
+pub fn spread_or_in_order<CS: ConstraintSystem<Fr>>(
+    cs: &mut CS,
+    parts: Vec<usize>,
+    part: impl Fn(&mut CS::Root, usize) -> Result<(), SynthesisError> + Sync,
+) -> Result<(), SynthesisError> {
+    match spread(cs, parts, |cs, _, i| part(cs, i))? {
+        Spread::Done => Ok(()),
+        Spread::Here(parts) => parts.into_iter().try_for_each(|i| part(cs.get_root(), i)),
+    }
+}
