@@ -65,8 +65,10 @@ where
         .par_chunks_mut(chunk)
         .zip(b.spare_capacity_mut()[..len].par_chunks_mut(chunk))
         .zip(c.spare_capacity_mut()[..len].par_chunks_mut(chunk));
+    // A task per chunk, so no thread waits out another's last share of the chunks.
     let results: Vec<Option<R>> = chunks
         .enumerate()
+        .with_max_len(1)
         .map(|(index, ((a, b), c))| {
             let rows = a.len();
             let mut emit = Emit {

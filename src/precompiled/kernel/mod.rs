@@ -60,7 +60,11 @@ pub(crate) struct RecordedRows<'a, Scalar> {
     pub(crate) table: &'a CoefficientTable<Scalar>,
 }
 
-/// Rows evaluated per rayon task.
+/// Rows evaluated per rayon task. Every chunk of rows is a task of its own (`with_max_len(1)`
+/// on the loops over them): rayon's adaptive splitting otherwise cuts a loop into a couple
+/// of pieces per thread and splits one further only when it is stolen, so a thread that
+/// finished its share waited out the other's last piece (3-6 ms of the real 8 MiB
+/// partition's 38 ms of rows on two threads; docs/performance.md).
 const ROWS_PER_TASK: usize = 4096;
 
 /// Everything one row evaluation reads: the recording, and the witness's values with
@@ -229,6 +233,7 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
             .zip(b.par_chunks_mut(ROWS_PER_TASK))
             .zip(c.par_chunks_mut(ROWS_PER_TASK))
             .enumerate()
+            .with_max_len(1)
             .filter_map(|(task, ((a, b), c))| {
                 let (first, rows_here) = (task * ROWS_PER_TASK, a.len());
                 if !streams {
@@ -272,17 +277,20 @@ pub(crate) fn first_difference<Scalar: PrimeField>(
         claims,
     };
     let chunks = expected[0].len().div_ceil(ROWS_PER_TASK);
-    (0..chunks).into_par_iter().find_map_first(|chunk| {
-        let first = chunk * ROWS_PER_TASK;
-        let count = ROWS_PER_TASK.min(expected[0].len() - first);
-        let mut ours: [Vec<Scalar>; 3] = Default::default();
-        let [a, b, c] = &mut ours;
-        fill_three([a, b, c], count, count, |_, _, emit| {
-            let out = Fresh::new(emit, Scalar::ZERO);
-            rows.evaluate(matrices, first, count, out)
-        })?;
-        (0..count)
-            .find(|&row| (0..3).any(|side| ours[side][row] != expected[side][first + row]))
-            .map(|row| first + row)
-    })
+    (0..chunks)
+        .into_par_iter()
+        .with_max_len(1)
+        .find_map_first(|chunk| {
+            let first = chunk * ROWS_PER_TASK;
+            let count = ROWS_PER_TASK.min(expected[0].len() - first);
+            let mut ours: [Vec<Scalar>; 3] = Default::default();
+            let [a, b, c] = &mut ours;
+            fill_three([a, b, c], count, count, |_, _, emit| {
+                let out = Fresh::new(emit, Scalar::ZERO);
+                rows.evaluate(matrices, first, count, out)
+            })?;
+            (0..count)
+                .find(|&row| (0..3).any(|side| ours[side][row] != expected[side][first + row]))
+                .map(|row| first + row)
+        })
 }
