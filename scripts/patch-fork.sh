@@ -26,7 +26,10 @@
 #   8. storage-proofs-post/src/fallback/circuit.rs: `FallbackPoStCircuit` synthesizes its
 #      chunks of sectors with `synthpool::branches::spread` likewise, in the system itself
 #      (every chunk on one thread, the first on more; systems that can do neither take
-#      upstream's systems from `new()`).
+#      upstream's systems from `new()`);
+#   9. storage-proofs-update/src/circuit.rs: `EmptySectorUpdateCircuit` (SnapDeals)
+#      synthesizes its challenges with `synthpool::branches::spread` likewise, the loop's body
+#      made a closure that the loop calls where the system cannot branch.
 #
 # Usage: scripts/patch-fork.sh DIR
 #
@@ -288,6 +291,38 @@ edit() {
             substr($text, $at, length($import)) = "use rayon::prelude::{IntoParallelIterator, ParallelIterator};\n";
         }
 
+        # In `EmptySectorUpdateCircuit::synthesize`: the loop over the challenges, whose body
+        # reads only what was allocated before it, becomes a closure; the challenges are
+        # spread over branches, and the loop calls the closure where the system cannot branch.
+        sub spread_update_challenges {
+            return if index($text, "synthpool::branches::spread(") >= 0;
+            $text =~ /^([ \t]*)for \(c_index, c_bits_without_partition\) in generated_bits\.into_iter\(\)\.enumerate\(\) \{\n/mg
+                or die "patch-fork: $file: expected the loop `for (c_index, c_bits_without_partition) in generated_bits.into_iter().enumerate()` of EmptySectorUpdateCircuit, not found\n";
+            my ($start, $i) = ($-[0], $1);
+            # The body: every line up to the first that closes the loop at its indentation.
+            $text =~ /\G((?:(?!\Q$i\E\}\n)[^\n]*\n)*?)\Q$i\E\}\n/g
+                or die "patch-fork: $file: the end of EmptySectorUpdateCircuit\x27s loop over its challenges not found\n";
+            my ($body, $end) = ($1, $+[0]);
+            my $block = "${i}// synthpool: the challenges on every thread of the rayon pool where the constraint\n"
+                . "${i}// system can branch, bit-identical to the loop below, which runs where it cannot.\n"
+                . "${i}let synthesize_challenge = |cs: &mut CS::Root,\n"
+                . "${i}                            c_index: usize,\n"
+                . "${i}                            c_bits_without_partition: Vec<AllocatedBit>|\n"
+                . "${i} -> Result<(), SynthesisError> {\n"
+                . $body
+                . "${i}    Ok(())\n"
+                . "${i}};\n"
+                . "${i}match synthpool::branches::spread(cs, generated_bits, &synthesize_challenge)? {\n"
+                . "${i}    synthpool::branches::Spread::Done => {}\n"
+                . "${i}    synthpool::branches::Spread::Here(generated_bits) => {\n"
+                . "${i}        for (c_index, c_bits_without_partition) in generated_bits.into_iter().enumerate() {\n"
+                . "${i}            synthesize_challenge(cs.get_root(), c_index, c_bits_without_partition)?;\n"
+                . "${i}        }\n"
+                . "${i}    }\n"
+                . "${i}}\n";
+            substr($text, $start, $end - $start) = $block;
+        }
+
         if ($kind eq "patch") {
             $text =~ /^\s*\[workspace\]/m
                 or die "patch-fork: $file: not a workspace manifest (no [workspace] table)\n";
@@ -317,6 +352,8 @@ edit() {
             synthpool_dependency();
         } elsif ($kind eq "spread") {
             spread_challenges();
+        } elsif ($kind eq "spread-update") {
+            spread_update_challenges();
         } elsif ($kind eq "spread-sectors") {
             spread_sectors();
         } elsif ($kind eq "gpu-features") {
@@ -361,6 +398,7 @@ EDITS=(
     "spread $POREP_PROOF"
     "dependency $POST_TOML"
     "spread-sectors $POST_CIRCUIT"
+    "spread-update $UPDATE_CIRCUIT"
 )
 
 for entry in "${EDITS[@]}"; do

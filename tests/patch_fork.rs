@@ -11,13 +11,15 @@
 //! WinningPoSt, and the empty-sector update of a committed-capacity sector it seals and
 //! encodes): each one's constraints and assignment equal to upstream's term for term (its
 //! digest against the one the tool's unpatched build printed, pinned), its pre-compiled
-//! vectors equal to its direct synthesis, which on the tool's two threads (a PoRep
-//! partition's challenges, PoSt's chunks of sectors spread over them) equals one thread's,
+//! vectors equal to its direct synthesis, which on the tool's two threads, and on three (a
+//! PoRep or SnapDeals partition's challenges, PoSt's chunks of sectors spread over them)
+//! equals one thread's,
 //! and so does a first
 //! member's recording pass; WindowPoSt and WinningPoSt are also proven by
 //! bellperson and by the drop-in, cold and warm, the proofs byte-compared and verified.
 //! The kit's `test-srs`, for the by-hand tests that aggregate proofs, writes an SRS once.
-//! storage-proofs-porep's own circuit tests then run on the patched crates.
+//! storage-proofs-porep's and storage-proofs-update's own circuit tests then run on the
+//! patched crates.
 //!
 //! The sources come through cargo (downloaded on the first run, cached after); everything is
 //! built in `target/fork-kit`, apart from the workspace's own artifacts.
@@ -237,6 +239,40 @@ const SPREAD_SECTORS: &str = "        let chunk_size = (sectors.len() / num_chun
             .into_par_iter()
 ";
 
+/// The head of the loop over a partition's challenges in `EmptySectorUpdateCircuit::synthesize`,
+/// as published, and the end of its body and the function.
+const UPDATE_LOOP: &str =
+    "        for (c_index, c_bits_without_partition) in generated_bits.into_iter().enumerate() {\n";
+const UPDATE_LOOP_END: &str = "            )?;\n        }\n\n        Ok(())\n    }\n}\n";
+
+/// What the recipe makes of them: the loop's body a closure, the challenges spread over the
+/// rayon pool's threads where the system can branch, the closure called in the loop where
+/// it cannot.
+const SPREAD_UPDATE: &str =
+    "        // synthpool: the challenges on every thread of the rayon pool where the constraint
+        // system can branch, bit-identical to the loop below, which runs where it cannot.
+        let synthesize_challenge = |cs: &mut CS::Root,
+                                    c_index: usize,
+                                    c_bits_without_partition: Vec<AllocatedBit>|
+         -> Result<(), SynthesisError> {
+";
+const SPREAD_UPDATE_END: &str = "            )?;
+            Ok(())
+        };
+        match synthpool::branches::spread(cs, generated_bits, &synthesize_challenge)? {
+            synthpool::branches::Spread::Done => {}
+            synthpool::branches::Spread::Here(generated_bits) => {
+                for (c_index, c_bits_without_partition) in generated_bits.into_iter().enumerate() {
+                    synthesize_challenge(cs.get_root(), c_index, c_bits_without_partition)?;
+                }
+            }
+        }
+
+        Ok(())
+    }
+}
+";
+
 /// `before` with `old` (present exactly once) replaced by `new`.
 fn replaced(before: &str, old: &str, new: &str) -> String {
     assert_eq!(before.matches(old).count(), 1, "expected once: {old}");
@@ -255,6 +291,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
     real_circuits_match_upstream(&checkout);
     writes_a_test_srs_once();
     upstreams_stacked_circuit_tests_pass(&checkout);
+    upstreams_update_circuit_tests_pass(&checkout);
     points_filecoin_ffi_at_the_checkout(&checkout);
 }
 
@@ -377,7 +414,15 @@ fn applies_exactly_the_recipe(
         ),
         (
             "storage-proofs-update/src/circuit.rs",
-            swapped(&before, "storage-proofs-update/src/circuit.rs"),
+            replaced(
+                &replaced(
+                    &swapped(&before, "storage-proofs-update/src/circuit.rs"),
+                    UPDATE_LOOP,
+                    SPREAD_UPDATE,
+                ),
+                UPDATE_LOOP_END,
+                SPREAD_UPDATE_END,
+            ),
         ),
         (
             "storage-proofs-update/src/gadgets.rs",
@@ -476,17 +521,15 @@ fn applies_exactly_the_recipe(
     (after, edits)
 }
 
-/// A second run reports every edit unchanged (storage-proofs-core's manifest has two) and
-/// changes no file.
+/// A second run reports every edit unchanged (storage-proofs-core's manifest and
+/// storage-proofs-update's circuit have two each) and changes no file.
 fn changes_nothing_when_run_again(
     checkout: &Path,
     after: &BTreeMap<PathBuf, Vec<u8>>,
     edits: usize,
 ) {
-    // Idempotent: a second run reports every edit unchanged (storage-proofs-core's
-    // manifest has two) and changes no file.
     let again = succeeded("patch-fork.sh, again", patch_fork(checkout));
-    assert_eq!(again.matches(": unchanged").count(), edits + 1, "{again}");
+    assert_eq!(again.matches(": unchanged").count(), edits + 2, "{again}");
     assert!(snapshot(checkout) == *after, "a second run changed files");
 }
 
@@ -639,25 +682,32 @@ fn compiles_on_our_core_alone(checkout: &Path) {
 
 /// The real circuits, on the patched crates: the tool fails on a digest that is not
 /// upstream's, pre-compiled vectors that differ from direct synthesis, direct synthesis on
-/// its two threads that differs from one thread's, or a proof that differs from
-/// bellperson's.
+/// its threads that differs from one thread's, or a proof that differs from bellperson's.
 fn real_circuits_match_upstream(checkout: &Path) {
     cargo(checkout, &["build", "--release", "-p", "real-circuit"]);
     let tool = scratch().join("target/release/real-circuit");
-    let real_circuit = |args: &[&str]| {
+    let real_circuit = |threads: &str, args: &[&str]| {
         let output = Command::new(&tool)
             .args(args)
-            .env("RAYON_NUM_THREADS", "2")
+            .env("RAYON_NUM_THREADS", threads)
             .output()
             .expect("real-circuit starts");
-        succeeded(&format!("real-circuit {args:?}"), output)
+        succeeded(
+            &format!("real-circuit {args:?} on {threads} threads"),
+            output,
+        )
     };
     for circuit in ["2KiB", "8MiB", "window-post", "winning-post", "snap"] {
-        let out = real_circuit(&[circuit, "pce", "1"]);
+        let out = real_circuit("2", &[circuit, "pce", "1"]);
+        assert!(out.contains("identical to upstream's"), "{circuit}: {out}");
+    }
+    // Challenges that do not divide evenly over the threads: two of PoRep, ten of SnapDeals.
+    for circuit in ["2KiB", "snap"] {
+        let out = real_circuit("3", &[circuit, "pce", "1"]);
         assert!(out.contains("identical to upstream's"), "{circuit}: {out}");
     }
     for circuit in ["window-post", "winning-post"] {
-        let out = real_circuit(&[circuit, "prove"]);
+        let out = real_circuit("2", &[circuit, "prove"]);
         for batch in ["cold", "warm"] {
             let line =
                 format!("drop-in, {batch}: 2 proofs byte-identical to bellperson's, verified");
@@ -714,6 +764,32 @@ fn upstreams_stacked_circuit_tests_pass(checkout: &Path) {
         ],
     );
     assert!(out.contains("test result: ok. 4 passed"), "{out}");
+}
+
+/// storage-proofs-update's own circuit tests at 1 and 2 KiB (the larger sizes need more memory
+/// than a test should, on a system that keeps every name): on a system that cannot branch the
+/// patched circuit runs its challenges through the loop, with upstream's names, constraint
+/// counts and satisfied constraints.
+fn upstreams_update_circuit_tests_pass(checkout: &Path) {
+    let out = cargo(
+        checkout,
+        &[
+            "test",
+            "--release",
+            "-p",
+            "storage-proofs-update",
+            "--no-default-features",
+            "--features",
+            "isolated-testing",
+            "--test",
+            "circuit",
+            "--",
+            "--exact",
+            "test_empty_sector_update_circuit_1kib",
+            "test_empty_sector_update_circuit_2kib",
+        ],
+    );
+    assert!(out.contains("test result: ok. 2 passed"), "{out}");
 }
 
 /// scripts/patch-ffi.sh on a stand-in for filecoin-ffi v1.36.1 (`tests/ffi-kit`: filcrypto's

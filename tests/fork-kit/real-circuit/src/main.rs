@@ -34,8 +34,9 @@
 //! Every other mode first checks the circuit's digest against the one the unpatched build
 //! printed (pinned in `digest.rs`): the patched crates synthesize upstream's constraints, term
 //! for term, over upstream's assignment. Then, before timing, the pre-compiled vectors are
-//! checked equal to direct synthesis, direct synthesis on the pool's threads (a PoRep
-//! partition's challenges spread over them) equal to one thread's, and a first member's
+//! checked equal to direct synthesis, direct synthesis on the pool's threads (a PoRep or
+//! SnapDeals partition's challenges, PoSt's chunks of sectors spread over them) equal to one
+//! thread's, and a first member's
 //! recording pass equal to both.
 
 mod bellperson_synthesis;
