@@ -13,10 +13,9 @@
 //! digest against the one the tool's unpatched build printed, pinned), its pre-compiled
 //! vectors equal to its direct synthesis, which on the tool's two threads, and on three (a
 //! PoRep or SnapDeals partition's challenges, PoSt's chunks of sectors spread over them)
-//! equals one thread's,
-//! and so does a first
-//! member's recording pass; WindowPoSt and WinningPoSt are also proven by
-//! bellperson and by the drop-in, cold and warm, the proofs byte-compared and verified.
+//! equals one thread's, and so does a first member's recording pass; WindowPoSt and
+//! WinningPoSt are also proven by bellperson and by the drop-in, cold and warm, the proofs
+//! byte-compared and verified.
 //! The kit's `test-srs`, for the by-hand tests that aggregate proofs, writes an SRS once.
 //! storage-proofs-porep's and storage-proofs-update's own circuit tests then run on the
 //! patched crates.
@@ -766,10 +765,10 @@ fn upstreams_stacked_circuit_tests_pass(checkout: &Path) {
     assert!(out.contains("test result: ok. 4 passed"), "{out}");
 }
 
-/// storage-proofs-update's own circuit tests at 1 and 2 KiB (the larger sizes need more memory
-/// than a test should, on a system that keeps every name): on a system that cannot branch the
-/// patched circuit runs its challenges through the loop, with upstream's names, constraint
-/// counts and satisfied constraints.
+/// storage-proofs-update's own circuit tests at 1 and 2 KiB (the larger sizes take more
+/// memory than a test should, on a system that keeps every name): on a system that cannot
+/// branch the patched circuit runs its challenges through the loop, with upstream's
+/// constraint counts, its constraints satisfied.
 fn upstreams_update_circuit_tests_pass(checkout: &Path) {
     let out = cargo(
         checkout,

@@ -36,8 +36,7 @@
 //! for term, over upstream's assignment. Then, before timing, the pre-compiled vectors are
 //! checked equal to direct synthesis, direct synthesis on the pool's threads (a PoRep or
 //! SnapDeals partition's challenges, PoSt's chunks of sectors spread over them) equal to one
-//! thread's, and a first member's
-//! recording pass equal to both.
+//! thread's, and a first member's recording pass equal to both.
 
 mod bellperson_synthesis;
 mod circuits;

@@ -36,8 +36,8 @@ pub fn run<C: Circuit<Fr> + Clone + Send>(
         }
     }
     // Everything above ran on the pool's threads (a PoRep or SnapDeals partition's
-    // challenges, PoSt's chunks of sectors spread over them): the same vectors as one thread, where the challenges run one after another, and
-    // as a first member's recording pass.
+    // challenges, PoSt's chunks of sectors spread over them): the same vectors as one
+    // thread, where they run one after another, and as a first member's recording pass.
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
     let copy = circuit.clone();
     if one_thread.install(move || synthpool::synthesize(copy))? != direct {
