@@ -1,7 +1,7 @@
-//! One partition on every core: independent parts of a circuit (a PoRep partition's
-//! challenges) synthesized at once on the rayon pool's threads, the first in the constraint
-//! system itself and each other in a branch of it, the branches then appended in order, so
-//! the result is the one-thread result bit for bit.
+//! One partition on every core: independent parts of a circuit (a PoRep or SnapDeals
+//! partition's challenges) synthesized at once on the rayon pool's threads, the first in the
+//! constraint system itself and others in branches of it, the branches then appended in
+//! order, so the result is the one-thread result bit for bit.
 //!
 //! A branch ([`ConstraintSystem::branch`]) continues from its system as it stood when taken:
 //! it reads the variables allocated before (the partition's commitments, replica_id's bits)
@@ -12,13 +12,16 @@
 //! system itself, in the same order within the part, and the parts land in their order: the
 //! same constraints in the same order, the same variables, for any number of threads.
 //!
-//! What a branch costs: a copy of the values so far (few, when taken after a partition's
-//! shared variables), fresh memory for what it adds, and one copy of that into the system.
-//! Against direct synthesis and recording (hundreds of nanoseconds per constraint) that is
-//! small; against a native witness (a few) it is not. So a recording notes where each
-//! appended branch's aux variables landed, and the witness generated from it hands each
-//! part's branch that range of the system's own vector to write in place, with nothing to
-//! copy (`precompiled/spread_witness.rs`; docs/performance.md has the measurements).
+//! What a branch costs: a copy of the values so far (few after a PoRep partition's shared
+//! variables, more in SnapDeals, which does a fifth of its work before its challenges), fresh
+//! memory for what it adds, and one copy of that into the system. So a system that copies its branches in (a prover's
+//! assignment, a recorder) gets one branch per thread, each running consecutive parts one
+//! after another: on two threads half the parts are copied, not all but the first. A
+//! recording notes where each part's aux variables landed, as a branch per part would have
+//! put them, whatever the threads it was made on, and the witness generated from it hands
+//! each part a branch of its own with that range of the system's own vector, to write in
+//! place with nothing to copy (`precompiled/spread_witness.rs`; docs/performance.md has the
+//! measurements).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -79,9 +82,12 @@ pub enum Spread<P> {
 }
 
 /// Synthesizes `parts` into `cs` as `synthesize(cs, i, part)` for each in order would, on
-/// every thread of the current rayon pool: the first part in `cs` itself (in the storage it
-/// already has), each of the others in a branch of `cs` taken before any part starts, all at
-/// once, then the branches appended in order. With one part or one thread, a system that
+/// every thread of the current rayon pool: the parts cut into runs of consecutive parts, one
+/// per thread (one per part where `cs` writes branches in place,
+/// [`ConstraintSystem::branches_in_place`]), the first run in `cs` itself (in the storage it
+/// already has), each other in a branch of `cs` taken before any part starts, all at once,
+/// then the branches appended in order; a part run after another in the same system is
+/// announced to it ([`ConstraintSystem::next_part`]). With one part or one thread, a system that
 /// takes parts in place ([`ConstraintSystem::parts_in_place`]) runs them all itself, one
 /// after another, so a caller whose own way is a system from `new()` per group of parts
 /// (storage-proofs-post's) copies nothing there either.
@@ -121,25 +127,32 @@ where
         }
         return Ok(Spread::Done);
     }
-    let mut branches = Vec::with_capacity(parts.len() - 1);
-    for _ in 1..parts.len() {
+    // A branch copied in costs a copy of what it made and of the values before it, so such a
+    // system gets a branch per thread, each running consecutive parts; one written in place
+    // costs neither, and a branch per part lets the pool share them out.
+    let runs = if cs.branches_in_place() {
+        parts.len()
+    } else {
+        parts.len().min(rayon::current_num_threads())
+    };
+    let mut branches = Vec::with_capacity(runs - 1);
+    for _ in 1..runs {
         match cs.branch() {
             Some(branch) => branches.push(branch),
             None => return Ok(Spread::Here(parts)),
         }
     }
-    let mut parts = parts.into_iter();
-    let first = parts.next().expect("two parts or more");
+    let mut runs = consecutive(parts, runs).into_iter();
+    let first = runs.next().expect("two runs or more");
     let root = cs.get_root();
     let (first, others) = rayon::join(
-        || synthesize(root, 0, first),
+        || run(root, first, &synthesize),
         || {
             branches
                 .into_par_iter()
-                .zip(parts.collect::<Vec<_>>())
-                .enumerate()
-                .map(|(i, (mut branch, part))| {
-                    let outcome = synthesize(&mut branch, i + 1, part);
+                .zip(runs.collect::<Vec<_>>())
+                .map(|(mut branch, parts)| {
+                    let outcome = run(&mut branch, parts, &synthesize);
                     (branch, outcome)
                 })
                 .collect::<Vec<(CS::Root, Result<(), SynthesisError>)>>()
@@ -151,4 +164,182 @@ where
         outcome?;
     }
     Ok(Spread::Done)
+}
+
+/// Synthesizes `parts` (numbered as the caller's list numbers them) one after another in
+/// `cs`, telling it where each after the first begins; stops at the first error.
+fn run<Scalar, CS, P, F>(
+    cs: &mut CS,
+    parts: Vec<(usize, P)>,
+    synthesize: &F,
+) -> Result<(), SynthesisError>
+where
+    Scalar: PrimeField,
+    CS: ConstraintSystem<Scalar>,
+    F: Fn(&mut CS, usize, P) -> Result<(), SynthesisError>,
+{
+    for (k, (i, part)) in parts.into_iter().enumerate() {
+        if k > 0 {
+            cs.next_part();
+        }
+        synthesize(cs, i, part)?;
+    }
+    Ok(())
+}
+
+/// `parts`, numbered, cut into `runs` runs of consecutive parts whose lengths differ by one at
+/// most, the longer first.
+fn consecutive<P>(parts: Vec<P>, runs: usize) -> Vec<Vec<(usize, P)>> {
+    let (shortest, longer) = (parts.len() / runs, parts.len() % runs);
+    let mut parts = parts.into_iter().enumerate();
+    (0..runs)
+        .map(|run| {
+            parts
+                .by_ref()
+                .take(shortest + usize::from(run < longer))
+                .collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use bellpepper_core::{Index, LinearCombination, Variable};
+    use blstrs::Scalar as Fr;
+
+    use super::*;
+    use crate::protocol::root_without_names;
+
+    /// What a system saw, in order.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Seen {
+        Part(usize),
+        /// `next_part` before a part.
+        Next,
+        /// A branch appended.
+        Branch,
+    }
+
+    /// A system that only notes what [`spread`] does with it.
+    #[derive(Default)]
+    struct Log {
+        seen: Vec<Seen>,
+        in_place: bool,
+    }
+
+    impl ConstraintSystem<Fr> for Log {
+        type Root = Self;
+
+        fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+        where
+            F: FnOnce() -> Result<Fr, SynthesisError>,
+            A: FnOnce() -> AR,
+            AR: Into<String>,
+        {
+            Ok(Variable::new_unchecked(Index::Aux(0)))
+        }
+
+        fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+        where
+            F: FnOnce() -> Result<Fr, SynthesisError>,
+            A: FnOnce() -> AR,
+            AR: Into<String>,
+        {
+            Ok(Variable::new_unchecked(Index::Input(0)))
+        }
+
+        fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
+        where
+            A: FnOnce() -> AR,
+            AR: Into<String>,
+            LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+            LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+            LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        {
+        }
+
+        root_without_names!();
+
+        fn branch(&self) -> Option<Self> {
+            Some(Log {
+                seen: Vec::new(),
+                in_place: self.in_place,
+            })
+        }
+
+        fn parts_in_place(&self) -> bool {
+            true
+        }
+
+        fn branches_in_place(&self) -> bool {
+            self.in_place
+        }
+
+        fn next_part(&mut self) {
+            self.seen.push(Seen::Next);
+        }
+
+        fn extend(&mut self, other: &Self) {
+            self.seen.push(Seen::Branch);
+            self.seen.extend_from_slice(&other.seen);
+        }
+    }
+
+    /// What `spread` made of `parts` parts on `threads` threads.
+    fn spread_over(threads: usize, parts: usize, in_place: bool) -> Vec<Seen> {
+        let mut log = Log {
+            seen: Vec::new(),
+            in_place,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let spread = pool.install(|| {
+            spread(&mut log, (0..parts).collect(), |cs: &mut Log, i, part| {
+                assert_eq!(i, part, "a part numbered as the list numbers it");
+                cs.seen.push(Seen::Part(part));
+                Ok(())
+            })
+        });
+        assert!(matches!(spread, Ok(Spread::Done)));
+        log.seen
+    }
+
+    #[test]
+    fn systems_that_copy_branches_get_one_per_thread_running_consecutive_parts() {
+        use Seen::{Branch as B, Next as N, Part as P};
+        for in_place in [false, true] {
+            assert_eq!(spread_over(1, 3, in_place), [P(0), P(1), P(2)]);
+        }
+        assert_eq!(
+            spread_over(2, 5, false),
+            [P(0), N, P(1), N, P(2), B, P(3), N, P(4)]
+        );
+        assert_eq!(
+            spread_over(3, 5, false),
+            [P(0), N, P(1), B, P(2), N, P(3), B, P(4)]
+        );
+        assert_eq!(spread_over(4, 2, false), [P(0), B, P(1)]);
+        for threads in [2, 3] {
+            assert_eq!(
+                spread_over(threads, 4, true),
+                [P(0), B, P(1), B, P(2), B, P(3)]
+            );
+        }
+    }
+
+    #[test]
+    fn runs_of_consecutive_parts_differ_by_one_at_most() {
+        for parts in 1..12 {
+            for runs in 1..=parts {
+                let cut = consecutive((0..parts).collect::<Vec<_>>(), runs);
+                assert_eq!(cut.len(), runs);
+                let lengths: Vec<usize> = cut.iter().map(Vec::len).collect();
+                assert!(lengths.windows(2).all(|w| w[0] == w[1] || w[0] == w[1] + 1));
+                let flat: Vec<(usize, usize)> = cut.into_iter().flatten().collect();
+                assert_eq!(flat, (0..parts).map(|i| (i, i)).collect::<Vec<_>>());
+            }
+        }
+    }
 }

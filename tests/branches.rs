@@ -267,6 +267,55 @@ fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
     }
 }
 
+/// Where a circuit's parts landed, as a recording made on threads notes it (`point, at, len`
+/// triples of u64).
+fn recorded_parts(recording: &Recording<Fr>, name: &str) -> Vec<u64> {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("branches");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    recording.save(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let (offset, len) = common::sections(&bytes)[common::PARTS];
+    bytes[offset..offset + len]
+        .chunks_exact(8)
+        .map(|word| u64::from_le_bytes(word.try_into().unwrap()))
+        .collect()
+}
+
+/// A recording and a first member run consecutive parts in a branch per thread, and note
+/// each part where a branch of its own would have put it: the same places on 2, 3 and 4
+/// threads as on 5, where every part but the first has a branch, so a witness spreads over
+/// every part whatever the threads the recording was made on.
+#[test]
+fn a_recording_places_every_part_whatever_the_threads() {
+    for seed in 1..4 {
+        let circuit = SharedParts::new(seed, 5);
+        let per_part = recorded_parts(
+            &on_threads(5, || Recording::record(circuit.clone()).unwrap()),
+            &format!("places-{seed}-5"),
+        );
+        assert_eq!(per_part.len(), 3 * 4, "four parts after the first");
+        for threads in [2, 3, 4] {
+            let recording = on_threads(threads, || Recording::record(circuit.clone()).unwrap());
+            let name = format!("places-{seed}-{threads}");
+            assert_eq!(
+                recorded_parts(&recording, &name),
+                per_part,
+                "{threads} threads"
+            );
+            let (first, _) = on_threads(threads, || {
+                synthpool::tuning::record_first_member(circuit.clone()).unwrap()
+            });
+            let name = format!("places-{seed}-{threads}-first");
+            assert_eq!(
+                recorded_parts(&first, &name),
+                per_part,
+                "first member, {threads}"
+            );
+        }
+    }
+}
+
 /// The drop-ins' first member: recorded while synthesized directly (both in branches),
 /// then checked to reproduce its vectors.
 #[test]

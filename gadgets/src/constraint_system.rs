@@ -181,6 +181,22 @@ pub trait ConstraintSystem<Scalar: PrimeField>: Sized + Send {
         false
     }
 
+    /// Whether a branch of this system (as [`Self::branch`] describes it) writes where its
+    /// parts land here, so appending it copies nothing: a caller spreading parts then takes a
+    /// branch per part, for the pool's threads to share out. `false` (the default): appending
+    /// a branch copies what it made, and a caller takes one branch per thread, each running
+    /// consecutive parts one after another (see [`Self::next_part`]).
+    fn branches_in_place(&self) -> bool {
+        false
+    }
+
+    /// Called where a caller spreading parts runs one in this system (or in a branch of it)
+    /// right after another, instead of in a branch of its own: a system that notes where
+    /// parts land notes it as it would a part in a branch taken where the other branches
+    /// were, so what it notes does not depend on how many threads ran the parts. The
+    /// default does nothing.
+    fn next_part(&mut self) {}
+
     /// Whether this system only computes a witness and keeps no constraints.
     fn is_witness_generator(&self) -> bool {
         false
@@ -321,6 +337,14 @@ impl<'cs, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Sca
         self.0.parts_in_place()
     }
 
+    fn branches_in_place(&self) -> bool {
+        self.0.branches_in_place()
+    }
+
+    fn next_part(&mut self) {
+        self.0.next_part()
+    }
+
     fn is_witness_generator(&self) -> bool {
         self.0.is_witness_generator()
     }
@@ -454,6 +478,14 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> 
 
     fn parts_in_place(&self) -> bool {
         (**self).parts_in_place()
+    }
+
+    fn branches_in_place(&self) -> bool {
+        (**self).branches_in_place()
+    }
+
+    fn next_part(&mut self) {
+        (**self).next_part()
     }
 
     fn is_witness_generator(&self) -> bool {

@@ -20,7 +20,9 @@
 //!   can synthesize a circuit's independent parts on other threads and append them in
 //!   order, or take them one after another where upstream's circuits synthesize them apart
 //!   to append them; every other system answers `None` and `false`, and the circuit runs as
-//!   before.
+//!   before. [`ConstraintSystem::branches_in_place`] and [`ConstraintSystem::next_part`]:
+//!   whether appending a branch copies nothing (a caller then takes a branch per part, else
+//!   one per thread), and where a part runs after another in the same system.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

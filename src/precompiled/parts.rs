@@ -1,14 +1,16 @@
 //! Where the parts of a spread circuit put their aux values ([`crate::branches::spread`]):
-//! for every branch a recording system appends, the point it was taken at and the range its
-//! own aux variables took. A witness generator given these hands each part's branch the
-//! range it will fill, so the parts write at once, in place (`spread_witness.rs`).
+//! for every part a recording system spread (in a branch of its own, or run after another in
+//! the system or a branch), the point the branches were taken at and the range the part's own
+//! aux variables took, as a branch per part would have put them. A witness generator given
+//! these hands each part's branch the range it will fill, so the parts write at once, in
+//! place (`spread_witness.rs`).
 
 use std::io;
 
 use super::sections::{SectionReader, SectionWriter, Source};
 use crate::Error;
 
-/// One branch appended to the recorded system: taken when the system had `point` aux
+/// One part spread from the recorded system: spread when the system had `point` aux
 /// variables, its own `len` of them numbered from `at`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Part {
@@ -17,7 +19,7 @@ pub(crate) struct Part {
     pub(crate) len: usize,
 }
 
-/// The recorded parts, in the order they were appended.
+/// The recorded parts, in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Parts(pub(crate) Vec<Part>);
 
@@ -25,7 +27,17 @@ impl Parts {
     /// Checks what a recorder always produces, for a circuit of `aux` aux variables: each
     /// part taken at or before where it lands, the parts in order and apart, within `aux`.
     pub(crate) fn validate(&self, aux: usize) -> Result<(), String> {
-        let mut after = 0;
+        self.check(0, aux)
+    }
+
+    /// The parts, where they lie as [`Self::validate`] checks after parts ending at `after`
+    /// (the ones noted before them), within `aux`.
+    pub(crate) fn validate_after(self, after: usize, aux: usize) -> Result<Vec<Part>, String> {
+        self.check(after, aux)?;
+        Ok(self.0)
+    }
+
+    fn check(&self, mut after: usize, aux: usize) -> Result<(), String> {
         for (index, part) in self.0.iter().enumerate() {
             let end = part.at.checked_add(part.len);
             if part.point > part.at || part.at < after || end.is_none_or(|end| end > aux) {

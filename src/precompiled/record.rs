@@ -66,9 +66,13 @@ pub(super) struct Recorder<Scalar: PrimeField, V = StructureOnly> {
     companion: V,
     /// Where this recorder was branched from its system, if it is a branch.
     branched_at: Option<BranchPoint>,
-    /// The branches appended to this system, where their aux variables landed (a branch's
-    /// own branches are not kept: a witness generator's branches do not branch).
+    /// The parts spread from this system, where their aux variables landed: each branch
+    /// appended here, or each part it ran after another (a branch's own branches are not
+    /// kept: a witness generator's branches do not branch).
     parts: Vec<Part>,
+    /// Where the parts run here after another began ([`ConstraintSystem::next_part`]), as
+    /// aux counts, since a branch was last appended here or since this branch was taken.
+    starts: Vec<usize>,
 }
 
 /// What a finished recorder hands over: counts, matrices, dictionary.
@@ -262,6 +266,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
             companion: V::default(),
             branched_at: None,
             parts: Vec::new(),
+            starts: Vec::new(),
         }
     }
 
@@ -356,6 +361,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
                 aux: self.aux,
             }),
             parts: Vec::new(),
+            starts: Vec::new(),
         })
     }
 
@@ -363,6 +369,16 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
     /// would renumber them.
     fn parts_in_place(&self) -> bool {
         true
+    }
+
+    /// Notes where the part begins, so it is recorded as a part of its own: a recording
+    /// places a circuit's parts alike whatever the number of threads it was made on.
+    fn next_part(&mut self) {
+        if let Err(fault) = room(&mut self.starts, 1, "recorded parts") {
+            self.note(fault);
+            return;
+        }
+        self.starts.push(self.aux);
     }
 
     /// Appends `other`'s rows with its own variables renumbered to where `extend` puts them
@@ -395,13 +411,22 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
                 self.note(fault);
             }
         }
+        let here = std::mem::take(&mut self.starts);
         if other.branched_at.is_some() && self.branched_at.is_none() && self.fault.is_none() {
-            match room(&mut self.parts, 1, "recorded parts") {
-                Ok(()) => self.parts.push(Part {
+            let parts = spread_parts(&here, self.aux, &other.starts, other.aux, at.aux);
+            let last = self.parts.last().map_or(0, |part| part.at + part.len);
+            // Parts that would not lie in order (starts noted by another spread than this
+            // branch's) are a hint lost: the branch is then noted whole, as one part.
+            let parts = match Parts(parts).validate_after(last, self.aux + other.aux - at.aux) {
+                Ok(parts) => parts,
+                Err(_) => vec![Part {
                     point: at.aux,
                     at: self.aux,
                     len: other.aux - at.aux,
-                }),
+                }],
+            };
+            match room(&mut self.parts, parts.len(), "recorded parts") {
+                Ok(()) => self.parts.extend(parts),
                 Err(fault) => self.note(fault),
             }
         }
@@ -409,6 +434,36 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         self.aux += other.aux - at.aux;
         self.inputs += other.inputs.saturating_sub(at.inputs);
     }
+}
+
+/// The parts a spread ran, as a branch per part taken at `point` would have placed them:
+/// those this system ran after another since `here`'s first start (each ending where the next
+/// begins, the last at `end`, where the branch lands), then the branch's, which begin at
+/// `point` and at each of `theirs` in its numbering, the last ending at `branch_end`.
+fn spread_parts(
+    here: &[usize],
+    end: usize,
+    theirs: &[usize],
+    branch_end: usize,
+    point: usize,
+) -> Vec<Part> {
+    let in_place = here
+        .iter()
+        .copied()
+        .zip(here.iter().skip(1).copied().chain([end]));
+    let branch = std::iter::once(point)
+        .chain(theirs.iter().copied())
+        .zip(theirs.iter().copied().chain([branch_end]));
+    in_place
+        .map(|(start, next)| (start, next.saturating_sub(start)))
+        .chain(branch.map(|(start, next)| {
+            (
+                end + start.saturating_sub(point),
+                next.saturating_sub(start),
+            )
+        }))
+        .map(|(at, len)| Part { point, at, len })
+        .collect()
 }
 
 impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {

@@ -436,6 +436,12 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         true
     }
 
+    /// A branch writes its part's recorded range of this system's vector, and appending it
+    /// takes the range back: a branch per part costs nothing, and every part gets its own.
+    fn branches_in_place(&self) -> bool {
+        true
+    }
+
     /// A branch is appended in place where it filled the range it was handed and comes next,
     /// as it lies otherwise; a system from `new()` is copied in.
     fn extend(&mut self, other: &Self) {
