@@ -35,8 +35,16 @@ static SERIAL_APPENDS: AtomicBool = AtomicBool::new(false);
 /// Whether [`spread`] hands every part back ([`crate::tuning::set_branches`]).
 static NO_BRANCHES: AtomicBool = AtomicBool::new(false);
 
+/// Whether [`spread`] takes a branch per part of every system
+/// ([`crate::tuning::set_branch_per_thread`]).
+static BRANCH_PER_PART: AtomicBool = AtomicBool::new(false);
+
 pub(crate) fn set_branches(on: bool) {
     NO_BRANCHES.store(!on, Ordering::Relaxed);
+}
+
+pub(crate) fn set_branch_per_thread(on: bool) {
+    BRANCH_PER_PART.store(!on, Ordering::Relaxed);
 }
 
 pub(crate) fn set_parallel_appends(on: bool) {
@@ -130,7 +138,7 @@ where
     // A branch copied in costs a copy of what it made and of the values before it, so such a
     // system gets a branch per thread, each running consecutive parts; one written in place
     // costs neither, and a branch per part lets the pool share them out.
-    let runs = if cs.branches_in_place() {
+    let runs = if cs.branches_in_place() || BRANCH_PER_PART.load(Ordering::Relaxed) {
         parts.len()
     } else {
         parts.len().min(rayon::current_num_threads())

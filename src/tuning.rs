@@ -81,6 +81,14 @@ pub fn set_branches(on: bool) {
     crate::branches::set_branches(on);
 }
 
+/// Turns one branch per thread, each running consecutive parts, for a system that copies its
+/// branches in ([`crate::branches::spread`]) off or back on, for the whole process. On by
+/// default; off, such a system gets a branch per part, as a witness generator does, with the
+/// same results (and the same recorded places).
+pub fn set_branch_per_thread(on: bool) {
+    crate::branches::set_branch_per_thread(on);
+}
+
 /// Turns the witness of a recorded circuit's parts, each written on its own thread where the
 /// recording places it ([`crate::precompiled::Recording::witness`]), off or back on, for the
 /// whole process. On by default; off, the parts run one after another, with the same

@@ -46,6 +46,8 @@ pub struct Variant {
     pub spread_witness: bool,
     /// Whether a circuit's parts are spread over branches.
     pub branches: bool,
+    /// Whether a system that copies its branches in gets one per thread (else one per part).
+    pub branch_per_thread: bool,
     /// Whether rows evaluated over recycled vectors are written with streaming stores.
     pub streamed_rows: bool,
     /// Whether witness values are classified as they are written (else by evaluation).
@@ -99,6 +101,7 @@ impl Variant {
         tuning::set_parallel_appends(self.parallel_appends);
         tuning::set_spread_witness(self.spread_witness);
         tuning::set_branches(self.branches);
+        tuning::set_branch_per_thread(self.branch_per_thread);
         tuning::set_streamed_rows(self.streamed_rows);
         tuning::set_classify_as_written(self.classify_as_written);
         let result = if self.one_thread {
@@ -110,6 +113,7 @@ impl Variant {
         tuning::set_parallel_appends(true);
         tuning::set_spread_witness(true);
         tuning::set_branches(true);
+        tuning::set_branch_per_thread(true);
         tuning::set_streamed_rows(true);
         tuning::set_classify_as_written(true);
         result
@@ -167,6 +171,7 @@ const fn direct(
         parallel_appends: true,
         spread_witness: true,
         branches: true,
+        branch_per_thread: true,
         streamed_rows: true,
         classify_as_written: true,
     }
@@ -187,6 +192,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         parallel_appends: true,
         spread_witness: true,
         branches: true,
+        branch_per_thread: true,
         streamed_rows: true,
         classify_as_written: true,
     }
@@ -206,7 +212,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 34] = [
+pub const VARIANTS: [Variant; 36] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -300,6 +306,17 @@ pub const VARIANTS: [Variant; 34] = [
         ..direct(
             "default-no-branches",
             "as default, no branches: a PoRep partition's challenges in a loop, PoSt sectors in systems from new()",
+            true,
+            EvalKernel::BitValues,
+            false,
+            GadgetSet::Synthpool,
+        )
+    },
+    Variant {
+        branch_per_thread: false,
+        ..direct(
+            "default-branch-per-part",
+            "as default, a branch per part (a PoRep partition's challenges) instead of one per thread",
             true,
             EvalKernel::BitValues,
             false,
@@ -480,6 +497,17 @@ pub const VARIANTS: [Variant; 34] = [
             retained: false,
         },
     ),
+    Variant {
+        branch_per_thread: false,
+        ..precompiled(
+            "dropin-cold-branch-per-part",
+            "as dropin-cold, a branch per part instead of one per thread",
+            Path::DropIn {
+                warm: false,
+                retained: false,
+            },
+        )
+    },
     Variant {
         parallel_appends: false,
         ..precompiled(
