@@ -14,9 +14,10 @@
 //!
 //! What a branch costs: a copy of the values so far (few after a PoRep partition's shared
 //! variables, more in SnapDeals, which does a fifth of its work before its challenges), fresh
-//! memory for what it adds, and one copy of that into the system. So a system that copies its branches in (a prover's
-//! assignment, a recorder) gets one branch per thread, each running consecutive parts one
-//! after another: on two threads half the parts are copied, not all but the first. A
+//! memory for what it adds, and one copy of that into the system. So a system that copies
+//! its branches in (a prover's assignment, a recorder) gets one branch per thread, each
+//! running consecutive parts one after another: on two threads half the parts are copied,
+//! not all but the first. A
 //! recording notes where each part's aux variables landed, as a branch per part would have
 //! put them, whatever the threads it was made on, and the witness generated from it hands
 //! each part a branch of its own with that range of the system's own vector, to write in

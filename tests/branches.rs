@@ -182,16 +182,21 @@ fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
         .install(work)
 }
 
+/// The file `recording` saves as, under `name` in the tests' scratch directory.
+fn saved(recording: &Recording<Fr>, name: &str) -> Vec<u8> {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("branches");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    recording.save(&path).unwrap();
+    std::fs::read(&path).unwrap()
+}
+
 /// The recording's header before its table of sections, then its first ten sections (the
 /// dictionary and the three matrices), byte for byte: what follows is where the parts
 /// landed (a recording made on one thread has none) and what is derived from the matrices,
 /// with a check drawn at random per recording.
 fn recorded_bytes(recording: &Recording<Fr>, name: &str) -> Vec<u8> {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("branches");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    recording.save(&path).unwrap();
-    let bytes = std::fs::read(&path).unwrap();
+    let bytes = saved(recording, name);
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
     let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
     // Magic and version, the modulus text, the repr length, the key, seven counts.
@@ -270,11 +275,7 @@ fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
 /// Where a circuit's parts landed, as a recording made on threads notes it (`point, at, len`
 /// triples of u64).
 fn recorded_parts(recording: &Recording<Fr>, name: &str) -> Vec<u64> {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("branches");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    recording.save(&path).unwrap();
-    let bytes = std::fs::read(&path).unwrap();
+    let bytes = saved(recording, name);
     let (offset, len) = common::sections(&bytes)[common::PARTS];
     bytes[offset..offset + len]
         .chunks_exact(8)
