@@ -419,11 +419,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
             // branch's) are a hint lost: the branch is then noted whole, as one part.
             let parts = match Parts(parts).validate_after(last, self.aux + other.aux - at.aux) {
                 Ok(parts) => parts,
-                Err(_) => vec![Part {
-                    point: at.aux,
-                    at: self.aux,
-                    len: other.aux - at.aux,
-                }],
+                Err(_) => spread_parts(&[], self.aux, &[], other.aux, at.aux),
             };
             match room(&mut self.parts, parts.len(), "recorded parts") {
                 Ok(()) => self.parts.extend(parts),
@@ -439,7 +435,8 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
 /// The parts a spread ran, as a branch per part taken at `point` would have placed them:
 /// those this system ran after another since `here`'s first start (each ending where the next
 /// begins, the last at `end`, where the branch lands), then the branch's, which begin at
-/// `point` and at each of `theirs` in its numbering, the last ending at `branch_end`.
+/// `point` and at each of `theirs` in its numbering, the last ending at `branch_end`. With no
+/// starts on either side, the branch whole.
 fn spread_parts(
     here: &[usize],
     end: usize,
@@ -447,21 +444,24 @@ fn spread_parts(
     branch_end: usize,
     point: usize,
 ) -> Vec<Part> {
-    let in_place = here
-        .iter()
-        .copied()
-        .zip(here.iter().skip(1).copied().chain([end]));
-    let branch = std::iter::once(point)
-        .chain(theirs.iter().copied())
-        .zip(theirs.iter().copied().chain([branch_end]));
+    // Consecutive parts as (first aux variable, count): each ends where the next begins.
+    fn pieces(
+        starts: impl Iterator<Item = usize> + Clone,
+        last_end: usize,
+    ) -> impl Iterator<Item = (usize, usize)> {
+        let ends = starts.clone().skip(1).chain([last_end]);
+        starts
+            .zip(ends)
+            .map(|(start, end)| (start, end.saturating_sub(start)))
+    }
+    let in_place = pieces(here.iter().copied(), end);
+    let branch = pieces(
+        std::iter::once(point).chain(theirs.iter().copied()),
+        branch_end,
+    )
+    .map(|(start, len)| (end + start.saturating_sub(point), len));
     in_place
-        .map(|(start, next)| (start, next.saturating_sub(start)))
-        .chain(branch.map(|(start, next)| {
-            (
-                end + start.saturating_sub(point),
-                next.saturating_sub(start),
-            )
-        }))
+        .chain(branch)
         .map(|(at, len)| Part { point, at, len })
         .collect()
 }
@@ -623,8 +623,25 @@ mod tests {
     use blstrs::Scalar as Fr;
     use ff::Field;
 
-    use super::Recorder;
+    use super::{spread_parts, Part, Recorder};
     use crate::{Error, Limit, Side, VariableKind};
+
+    #[test]
+    fn parts_run_after_another_are_placed_as_branches_of_their_own() {
+        let part = |point, at, len| Part { point, at, len };
+        // Spread at 10: the system ran parts from 14 and 17 after its first (ending at 20);
+        // the branch, landing at 20, ran parts from 10 and, in its numbering, 12, up to 15.
+        assert_eq!(
+            spread_parts(&[14, 17], 20, &[12], 15, 10),
+            [
+                part(10, 14, 3),
+                part(10, 17, 3),
+                part(10, 20, 2),
+                part(10, 22, 3)
+            ]
+        );
+        assert_eq!(spread_parts(&[], 20, &[], 15, 10), [part(10, 20, 5)]);
+    }
 
     fn with_one() -> Recorder<Fr> {
         let mut recorder = <Recorder<Fr> as ConstraintSystem<Fr>>::new();
