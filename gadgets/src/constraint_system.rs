@@ -14,6 +14,45 @@ pub trait Circuit<Scalar: PrimeField> {
     fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError>;
 }
 
+/// Where a branch's own variables land in its system once appended
+/// ([`ConstraintSystem::landing`]): the branch's inputs from `inputs_from` on become the
+/// system's from `inputs_to` on, its aux variables from `aux_from` on the system's from
+/// `aux_to` on, in order; the variables below those (the system's own when the branch was
+/// taken) stay as they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Landing {
+    /// The branch's first own input.
+    pub inputs_from: usize,
+    /// Where it lands in the system.
+    pub inputs_to: usize,
+    /// The branch's first own aux variable.
+    pub aux_from: usize,
+    /// Where it lands in the system.
+    pub aux_to: usize,
+}
+
+impl Landing {
+    /// A branch that numbers its variables where they land (it writes in place).
+    pub const IN_PLACE: Landing = Landing {
+        inputs_from: 0,
+        inputs_to: 0,
+        aux_from: 0,
+        aux_to: 0,
+    };
+
+    /// The system's variable that `variable` of the branch becomes.
+    pub fn variable(&self, variable: Variable) -> Variable {
+        let moved = |index: usize, from: usize, to: usize| match index.checked_sub(from) {
+            Some(own) => to + own,
+            None => index,
+        };
+        Variable::new_unchecked(match variable.get_unchecked() {
+            Index::Input(i) => Index::Input(moved(i, self.inputs_from, self.inputs_to)),
+            Index::Aux(i) => Index::Aux(moved(i, self.aux_from, self.aux_to)),
+        })
+    }
+}
+
 /// Errors of synthesis, parameter generation, proving and verification.
 #[allow(clippy::upper_case_acronyms)]
 #[derive(thiserror::Error, Debug)]
@@ -196,6 +235,15 @@ pub trait ConstraintSystem<Scalar: PrimeField>: Sized + Send {
     /// were, so what it notes does not depend on how many threads ran the parts. The
     /// default does nothing.
     fn next_part(&mut self) {}
+
+    /// Where the variables of `branch`, a branch of this system (see [`Self::branch`]),
+    /// land when it is appended here now with [`Self::extend`]: a variable a part allocated
+    /// in the branch (a hash's output) then names, through the landing, the same variable
+    /// here, so later parts can use it. `None` (the default) where the system cannot say:
+    /// a caller whose parts hand variables on synthesizes them here instead.
+    fn landing(&self, _branch: &Self) -> Option<Landing> {
+        None
+    }
 
     /// Whether this system only computes a witness and keeps no constraints.
     fn is_witness_generator(&self) -> bool {
@@ -486,6 +534,10 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> 
 
     fn next_part(&mut self) {
         (**self).next_part()
+    }
+
+    fn landing(&self, branch: &Self) -> Option<Landing> {
+        (**self).landing(branch)
     }
 
     fn is_witness_generator(&self) -> bool {

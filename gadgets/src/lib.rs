@@ -23,6 +23,8 @@
 //!   before. [`ConstraintSystem::branches_in_place`] and [`ConstraintSystem::next_part`]:
 //!   whether appending a branch copies nothing (a caller then takes a branch per part, else
 //!   one per thread), and where a part runs after another in the same system.
+//!   [`ConstraintSystem::landing`] and [`Landing`]: where a branch's own variables land
+//!   once appended, so parts may hand variables on (a tree's rows of hashes).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -33,7 +35,7 @@ mod lc;
 mod terms;
 mod util_cs;
 
-pub use constraint_system::{Circuit, ConstraintSystem, Namespace, SynthesisError};
+pub use constraint_system::{Circuit, ConstraintSystem, Landing, Namespace, SynthesisError};
 pub use gadgets::{boolean, num};
 pub use lc::{Index, LinearCombination, Term, Variable};
 pub use util_cs::{test_cs, Comparable, Constraint, Delta};
