@@ -7,7 +7,7 @@
 //! can be pre-sized from an earlier synthesis of the same circuit shape.
 
 use bellpepper_core::{
-    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+    Circuit, ConstraintSystem, Index, Landing, LinearCombination, SynthesisError, Variable,
 };
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
@@ -513,6 +513,18 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
     /// densities exactly as a system from `new()` appended after it would.
     fn parts_in_place(&self) -> bool {
         true
+    }
+
+    /// A branch's own values are appended after this assignment's.
+    fn landing(&self, branch: &Self) -> Option<Landing> {
+        let at = branch.branched_at?;
+        let shape = self.shape();
+        Some(Landing {
+            inputs_from: at.inputs,
+            inputs_to: shape.inputs,
+            aux_from: at.aux,
+            aux_to: shape.aux,
+        })
     }
 
     /// Appends a branch of this assignment, or a sub-circuit synthesized from `new()` (whose

@@ -1,5 +1,5 @@
 //! One partition on every core: independent parts of a circuit (a PoRep or SnapDeals
-//! partition's challenges) synthesized at once on the rayon pool's threads, the first in the
+//! partition's challenges, a SnapDeals apex tree's row of hashes) synthesized at once on the rayon pool's threads, the first in the
 //! constraint system itself and others in branches of it, the branches then appended in
 //! order, so the result is the one-thread result bit for bit.
 //!
@@ -10,7 +10,10 @@
 //! the densities of the earlier variables the branch used); a recorder renumbers the branch's
 //! own variables to where they land. Every part is synthesized exactly as it would be in the
 //! system itself, in the same order within the part, and the parts land in their order: the
-//! same constraints in the same order, the same variables, for any number of threads.
+//! same constraints in the same order, the same variables, for any number of threads. Parts
+//! whose outputs later parts read (the hashes of a tree's row, read by the next row) return
+//! them through [`spread_returning`], which moves each to where its branch landed
+//! ([`ConstraintSystem::landing`]).
 //!
 //! What a branch costs: a copy of the values so far (few after a PoRep partition's shared
 //! variables, more in SnapDeals, which does a fifth of its work before its challenges), fresh
@@ -26,9 +29,12 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use bellpepper_core::{ConstraintSystem, SynthesisError};
+use bellpepper_core::num::AllocatedNum;
+use bellpepper_core::{ConstraintSystem, Landing, LinearCombination, SynthesisError, Variable};
 use ff::PrimeField;
 use rayon::prelude::*;
+
+use crate::protocol::root_without_names;
 
 /// Whether a branch's copies into its system run at once ([`crate::tuning::set_parallel_appends`]).
 static SERIAL_APPENDS: AtomicBool = AtomicBool::new(false);
@@ -123,18 +129,160 @@ where
     P: Send,
     F: Fn(&mut CS::Root, usize, P) -> Result<(), SynthesisError> + Sync,
 {
+    Ok(match spread_parts(cs, parts, synthesize, false)? {
+        Returned::Done(_) => Spread::Done,
+        Returned::Here(parts) => Spread::Here(parts),
+    })
+}
+
+/// What [`spread_returning`] did with the parts.
+#[derive(Debug)]
+#[must_use = "parts handed back must still be synthesized"]
+pub enum Returned<P, R> {
+    /// Every part was synthesized, as [`Spread::Done`]; what each returned, in the parts'
+    /// order, naming the system's variables.
+    Done(Vec<R>),
+    /// The parts, untouched, as [`Spread::Here`]; also where the system cannot say where a
+    /// branch's variables land ([`ConstraintSystem::landing`]).
+    Here(Vec<P>),
+}
+
+/// [`spread`] for parts that hand variables on: each returns what it allocated for later
+/// use (a hash's output, which the next row of a tree hashes), and gets it back naming the
+/// variable where it landed in `cs`, as if the part had run there. The parts stay
+/// independent of each other; what they return may be used once this call has returned.
+pub fn spread_returning<Scalar, CS, P, R, F>(
+    cs: &mut CS,
+    parts: Vec<P>,
+    synthesize: F,
+) -> Result<Returned<P, R>, SynthesisError>
+where
+    Scalar: PrimeField,
+    CS: ConstraintSystem<Scalar>,
+    P: Send,
+    R: Relocate + Send,
+    F: Fn(&mut CS::Root, usize, P) -> Result<R, SynthesisError> + Sync,
+{
+    spread_parts(cs, parts, synthesize, true)
+}
+
+/// What a part returns to its caller, moved to where its variables land when its branch is
+/// appended ([`spread_returning`]).
+pub trait Relocate: Sized {
+    /// The same value naming, through `landing`, the system's variables.
+    fn relocate(self, landing: &Landing) -> Result<Self, SynthesisError>;
+}
+
+impl Relocate for () {
+    fn relocate(self, _: &Landing) -> Result<Self, SynthesisError> {
+        Ok(())
+    }
+}
+
+impl Relocate for Variable {
+    fn relocate(self, landing: &Landing) -> Result<Self, SynthesisError> {
+        Ok(landing.variable(self))
+    }
+}
+
+impl<Scalar: PrimeField> Relocate for AllocatedNum<Scalar> {
+    /// bellpepper-core's `AllocatedNum` has no public constructor from its variable and
+    /// value: it is allocated again in a system whose one allocation is the landed variable.
+    fn relocate(self, landing: &Landing) -> Result<Self, SynthesisError> {
+        let value = self.get_value();
+        let mut place = Place(Some(landing.variable(self.get_variable())));
+        AllocatedNum::alloc(&mut place, || {
+            value.ok_or(SynthesisError::AssignmentMissing)
+        })
+    }
+}
+
+impl<T: Relocate> Relocate for Vec<T> {
+    fn relocate(self, landing: &Landing) -> Result<Self, SynthesisError> {
+        self.into_iter()
+            .map(|item| item.relocate(landing))
+            .collect()
+    }
+}
+
+/// A system whose one allocation (aux or input) is a given variable, its value computed
+/// if the circuit has one (a missing value is no error: the variable is still placed).
+struct Place(Option<Variable>);
+
+impl Place {
+    fn take(&mut self) -> Result<Variable, SynthesisError> {
+        self.0.take().ok_or_else(|| {
+            SynthesisError::IncompatibleLengthVector(
+                "a relocated value allocates one variable".into(),
+            )
+        })
+    }
+}
+
+impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Place {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        let _ = f();
+        self.take()
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Scalar, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        let _ = f();
+        self.take()
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LB: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+        LC: FnOnce(LinearCombination<Scalar>) -> LinearCombination<Scalar>,
+    {
+    }
+
+    root_without_names!();
+}
+
+/// [`spread`] and [`spread_returning`]: the parts' results relocated where `relocate` says
+/// they name variables (a system that cannot say where they land then gets the parts back).
+fn spread_parts<Scalar, CS, P, R, F>(
+    cs: &mut CS,
+    parts: Vec<P>,
+    synthesize: F,
+    relocate: bool,
+) -> Result<Returned<P, R>, SynthesisError>
+where
+    Scalar: PrimeField,
+    CS: ConstraintSystem<Scalar>,
+    P: Send,
+    R: Relocate + Send,
+    F: Fn(&mut CS::Root, usize, P) -> Result<R, SynthesisError> + Sync,
+{
     if NO_BRANCHES.load(Ordering::Relaxed) {
-        return Ok(Spread::Here(parts));
+        return Ok(Returned::Here(parts));
     }
     if parts.len() < 2 || rayon::current_num_threads() < 2 {
         if !cs.parts_in_place() {
-            return Ok(Spread::Here(parts));
+            return Ok(Returned::Here(parts));
         }
         let root = cs.get_root();
+        let mut results = Vec::with_capacity(parts.len());
         for (i, part) in parts.into_iter().enumerate() {
-            synthesize(root, i, part)?;
+            results.push(synthesize(root, i, part)?);
         }
-        return Ok(Spread::Done);
+        return Ok(Returned::Done(results));
     }
     // A branch copied in costs a copy of what it made and of the values before it, so such a
     // system gets a branch per thread, each running consecutive parts; one written in place
@@ -148,12 +296,15 @@ where
     for _ in 1..runs {
         match cs.branch() {
             Some(branch) => branches.push(branch),
-            None => return Ok(Spread::Here(parts)),
+            None => return Ok(Returned::Here(parts)),
         }
+    }
+    let root = cs.get_root();
+    if relocate && <CS::Root as ConstraintSystem<Scalar>>::landing(root, &branches[0]).is_none() {
+        return Ok(Returned::Here(parts));
     }
     let mut runs = consecutive(parts, runs).into_iter();
     let first = runs.next().expect("two runs or more");
-    let root = cs.get_root();
     let (first, others) = rayon::join(
         || run(root, first, &synthesize),
         || {
@@ -164,36 +315,54 @@ where
                     let outcome = run(&mut branch, parts, &synthesize);
                     (branch, outcome)
                 })
-                .collect::<Vec<(CS::Root, Result<(), SynthesisError>)>>()
+                .collect::<Vec<(CS::Root, Result<Vec<R>, SynthesisError>)>>()
         },
     );
-    first?;
+    let mut results = first?;
     for (branch, outcome) in others {
+        let landing = match relocate {
+            true => <CS::Root as ConstraintSystem<Scalar>>::landing(root, &branch),
+            false => None,
+        };
         root.extend(&branch);
-        outcome?;
+        let returned = outcome?;
+        match landing {
+            Some(landing) => {
+                for result in returned {
+                    results.push(result.relocate(&landing)?);
+                }
+            }
+            None if relocate => {
+                return Err(SynthesisError::IncompatibleLengthVector(
+                    "the system no longer says where a branch's variables land".into(),
+                ))
+            }
+            None => results.extend(returned),
+        }
     }
-    Ok(Spread::Done)
+    Ok(Returned::Done(results))
 }
 
 /// Synthesizes `parts` (numbered as the caller's list numbers them) one after another in
 /// `cs`, telling it where each after the first begins; stops at the first error.
-fn run<Scalar, CS, P, F>(
+fn run<Scalar, CS, P, R, F>(
     cs: &mut CS,
     parts: Vec<(usize, P)>,
     synthesize: &F,
-) -> Result<(), SynthesisError>
+) -> Result<Vec<R>, SynthesisError>
 where
     Scalar: PrimeField,
     CS: ConstraintSystem<Scalar>,
-    F: Fn(&mut CS, usize, P) -> Result<(), SynthesisError>,
+    F: Fn(&mut CS, usize, P) -> Result<R, SynthesisError>,
 {
+    let mut results = Vec::with_capacity(parts.len());
     for (k, (i, part)) in parts.into_iter().enumerate() {
         if k > 0 {
             cs.next_part();
         }
-        synthesize(cs, i, part)?;
+        results.push(synthesize(cs, i, part)?);
     }
-    Ok(())
+    Ok(results)
 }
 
 /// `parts`, numbered, cut into `runs` runs of consecutive parts whose lengths differ by one at
@@ -217,7 +386,6 @@ mod tests {
     use blstrs::Scalar as Fr;
 
     use super::*;
-    use crate::protocol::root_without_names;
 
     /// What a system saw, in order.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,6 +503,55 @@ mod tests {
                 spread_over(threads, 4, true),
                 [P(0), B, P(1), B, P(2), B, P(3)]
             );
+        }
+    }
+
+    #[test]
+    fn parts_handing_variables_on_come_back_where_the_system_cannot_land_them() {
+        let pool = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+        };
+        let part = |cs: &mut Log, _: usize, part: usize| {
+            cs.seen.push(Seen::Part(part));
+            Ok(Variable::new_unchecked(Index::Aux(part)))
+        };
+        let mut log = Log::default();
+        let spread = pool(2).install(|| spread_returning(&mut log, vec![0, 1, 2], part));
+        assert!(matches!(spread, Ok(Returned::Here(parts)) if parts == [0, 1, 2]));
+        assert_eq!(log.seen, [], "nothing ran");
+        // On one thread the parts run here: their variables are the system's already.
+        let spread = pool(1).install(|| spread_returning(&mut log, vec![0, 1], part));
+        let aux = |i| Variable::new_unchecked(Index::Aux(i));
+        assert!(matches!(spread, Ok(Returned::Done(outputs)) if outputs == [aux(0), aux(1)]));
+    }
+
+    #[test]
+    fn a_relocated_number_names_the_landed_variable_with_its_value() {
+        let landing = Landing {
+            inputs_from: 3,
+            inputs_to: 5,
+            aux_from: 10,
+            aux_to: 40,
+        };
+        for (index, moved) in [
+            (Index::Aux(12), Index::Aux(42)),
+            (Index::Aux(9), Index::Aux(9)),
+            (Index::Input(3), Index::Input(5)),
+            (Index::Input(2), Index::Input(2)),
+        ] {
+            for value in [Some(Fr::from(5)), None] {
+                let mut place = Place(Some(Variable::new_unchecked(index)));
+                let num = AllocatedNum::alloc(&mut place, || {
+                    value.ok_or(SynthesisError::AssignmentMissing)
+                })
+                .unwrap();
+                let relocated = num.relocate(&landing).unwrap();
+                assert_eq!(relocated.get_variable().get_unchecked(), moved);
+                assert_eq!(relocated.get_value(), value);
+            }
         }
     }
 

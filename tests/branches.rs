@@ -9,13 +9,14 @@
 
 mod common;
 
+use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
 use blstrs::Scalar as Fr;
 use common::{assert_same, reference, spread_or_in_order, RandomCircuit};
 use ff::Field;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use synthpool::branches::{spread, Spread};
+use synthpool::branches::{spread, spread_returning, Returned, Spread};
 use synthpool::precompiled::{Recording, Witness};
 use synthpool::{Error, ProvingAssignment};
 
@@ -112,6 +113,90 @@ fn sub_parts<CS: ConstraintSystem<Fr>>(
         };
         sub.lay_out_over(cs, shared).map(drop)
     })
+}
+
+/// Shared variables, leaves, then a binary tree over them row by row, each node a part (a
+/// product of its children, random constraints over it and the shared variables) whose
+/// output the next row uses: an aux variable, or for every third node an input.
+#[derive(Clone)]
+struct Tree {
+    seed: u64,
+    /// A power of two.
+    leaves: usize,
+}
+
+impl Tree {
+    fn node<CS: ConstraintSystem<Fr>>(
+        &self,
+        cs: &mut CS,
+        shared: &[(Variable, Fr)],
+        height: usize,
+        i: usize,
+        pair: &[AllocatedNum<Fr>],
+    ) -> Result<AllocatedNum<Fr>, SynthesisError> {
+        let cs = &mut cs.namespace(|| format!("node {height}.{i}"));
+        let product = pair[0].mul(cs.namespace(|| "product"), &pair[1])?;
+        let mut over = shared.to_vec();
+        // Without values (a recording of the structure) the constraints are the same.
+        over.push((
+            product.get_variable(),
+            product.get_value().unwrap_or(Fr::ZERO),
+        ));
+        RandomCircuit {
+            seed: self.seed * 1000 + height as u64 * 100 + i as u64,
+            steps: 20 + 7 * (i % 3),
+        }
+        .lay_out_over(cs, &over)?;
+        if i % 3 != 2 {
+            return Ok(product);
+        }
+        let output = AllocatedNum::alloc_input(cs.namespace(|| "output"), || {
+            product.get_value().ok_or(SynthesisError::AssignmentMissing)
+        })?;
+        cs.enforce(
+            || "output",
+            |lc| lc + output.get_variable(),
+            |lc| lc + CS::one(),
+            |lc| lc + product.get_variable(),
+        );
+        Ok(output)
+    }
+}
+
+impl Circuit<Fr> for Tree {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let top = RandomCircuit {
+            seed: self.seed,
+            steps: 30,
+        };
+        let mut shared = vec![(CS::one(), Fr::ONE)];
+        shared.extend(top.lay_out_over(cs, &shared)?);
+        let mut row = (0..self.leaves)
+            .map(|i| {
+                AllocatedNum::alloc(cs.namespace(|| format!("leaf {i}")), || {
+                    Ok(Fr::from(self.seed * 100 + i as u64 + 2))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for height in 1.. {
+            if row.len() < 2 {
+                break;
+            }
+            let pairs: Vec<&[AllocatedNum<Fr>]> = row.chunks(2).collect();
+            let next = match spread_returning(cs, pairs, |cs, i, pair| {
+                self.node(cs, &shared, height, i, pair)
+            })? {
+                Returned::Done(next) => next,
+                Returned::Here(pairs) => pairs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, pair)| self.node(cs, &shared, height, i, pair))
+                    .collect::<Result<_, _>>()?,
+            };
+            row = next;
+        }
+        Ok(())
+    }
 }
 
 /// Self-contained groups of parts, as storage-proofs-post groups a partition's sectors:
@@ -223,52 +308,83 @@ fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
     });
     for circuit in circuits.chain(nested) {
         let seed = circuit.seed;
-        let expected = reference(circuit.clone());
-        let (recording, witness) = on_threads(1, || {
-            Recording::record_with_witness(circuit.clone()).unwrap()
-        });
-        let file = recorded_bytes(&recording, &format!("{seed}-sequential"));
-        assert_same(
-            &recording.evaluate(witness.clone()).unwrap(),
-            &expected,
-            "one thread",
+        same_on_any_number_of_threads(circuit, &format!("seed {seed}"));
+    }
+}
+
+/// Parts that hand their outputs on, rows of a tree as storage-proofs-update hashes its apex
+/// tree: the outputs, aux variables and inputs of branches, name where they landed.
+#[test]
+fn a_tree_of_spread_rows_equals_the_sequential_reference_on_any_number_of_threads() {
+    for (seed, leaves) in [(1, 8), (2, 16), (3, 2)] {
+        same_on_any_number_of_threads(
+            Tree { seed, leaves },
+            &format!("tree {leaves}, seed {seed}"),
         );
-        for threads in [1, 2, 3] {
-            let what = format!("seed {seed}, {threads} threads");
-            let direct = on_threads(threads, || synthpool::synthesize(circuit.clone()).unwrap());
-            assert_same(&direct, &expected, &format!("direct, {what}"));
-            // Recorded in branches, compared whole (not printed) with the one-thread file.
-            let structure = on_threads(threads, || Recording::record(circuit.clone()).unwrap());
-            assert!(
-                recorded_bytes(&structure, &format!("{seed}-{threads}")) == file,
-                "recording, {what}"
-            );
-            let evaluated = structure.evaluate(witness.clone()).unwrap();
-            assert_same(&evaluated, &expected, &format!("recorded, {what}"));
-            // A recording made on threads knows where the parts put their values: the
-            // witness is written there on any number of threads.
-            for witness_threads in [1, 2, 3] {
-                let generated = on_threads(witness_threads, || {
-                    structure.witness(circuit.clone()).unwrap()
-                });
-                assert_eq!(
-                    generated, witness,
-                    "witness on {witness_threads} threads, recorded on {threads}"
-                );
-            }
-            let (_, with) = on_threads(threads, || {
-                Recording::record_with_witness(circuit.clone()).unwrap()
+    }
+}
+
+/// `circuit` on one, two and three threads against the sequential reference: direct
+/// synthesis, recording (the same file as on one thread), the witness of recordings made on
+/// any of them generated on any of them, a recording with its witness, synthesis from the
+/// recording, and the drop-ins' first member (recorded while synthesized directly, both in
+/// branches) with its recording.
+fn same_on_any_number_of_threads<C: Circuit<Fr> + Clone + Send + Sync>(circuit: C, name: &str) {
+    let expected = reference(circuit.clone());
+    let (recording, witness) = on_threads(1, || {
+        Recording::record_with_witness(circuit.clone()).unwrap()
+    });
+    let file = recorded_bytes(&recording, &format!("{name}-sequential"));
+    assert_same(
+        &recording.evaluate(witness.clone()).unwrap(),
+        &expected,
+        &format!("{name}, one thread"),
+    );
+    for threads in [1, 2, 3] {
+        let what = format!("{name}, {threads} threads");
+        let direct = on_threads(threads, || synthpool::synthesize(circuit.clone()).unwrap());
+        assert_same(&direct, &expected, &format!("direct, {what}"));
+        // Recorded in branches, compared whole (not printed) with the one-thread file.
+        let structure = on_threads(threads, || Recording::record(circuit.clone()).unwrap());
+        assert!(
+            recorded_bytes(&structure, &format!("{name}-{threads}")) == file,
+            "recording, {what}"
+        );
+        let evaluated = structure.evaluate(witness.clone()).unwrap();
+        assert_same(&evaluated, &expected, &format!("recorded, {what}"));
+        // A recording made on threads knows where the parts put their values: the
+        // witness is written there on any number of threads.
+        for witness_threads in [1, 2, 3] {
+            let generated = on_threads(witness_threads, || {
+                structure.witness(circuit.clone()).unwrap()
             });
-            assert_eq!(with, witness, "witness while recording, {what}");
-            let generated = on_threads(threads, || recording.witness(circuit.clone()).unwrap());
-            assert_eq!(generated, witness, "witness, {what}");
-            let evaluated = on_threads(threads, || recording.synthesize(circuit.clone()).unwrap());
-            assert_same(
-                &evaluated,
-                &expected,
-                &format!("from the recording, {what}"),
+            assert_eq!(
+                generated, witness,
+                "witness on {witness_threads} threads, recorded on {threads}, {name}"
             );
         }
+        let (_, with) = on_threads(threads, || {
+            Recording::record_with_witness(circuit.clone()).unwrap()
+        });
+        assert_eq!(with, witness, "witness while recording, {what}");
+        let generated = on_threads(threads, || recording.witness(circuit.clone()).unwrap());
+        assert_eq!(generated, witness, "witness, {what}");
+        let evaluated = on_threads(threads, || recording.synthesize(circuit.clone()).unwrap());
+        assert_same(
+            &evaluated,
+            &expected,
+            &format!("from the recording, {what}"),
+        );
+        let (first, vectors) = on_threads(threads, || {
+            synthpool::tuning::record_first_member(circuit.clone()).unwrap()
+        });
+        assert_same(&vectors, &expected, &format!("first member, {what}"));
+        let evaluated = first.synthesize(circuit.clone()).unwrap();
+        assert_same(
+            &evaluated,
+            &expected,
+            &format!("the first member's recording, {what}"),
+        );
     }
 }
 
@@ -313,25 +429,6 @@ fn a_recording_places_every_part_whatever_the_threads() {
                 per_part,
                 "first member, {threads}"
             );
-        }
-    }
-}
-
-/// The drop-ins' first member: recorded while synthesized directly (both in branches),
-/// then checked to reproduce its vectors.
-#[test]
-fn a_first_member_spreads_as_direct_synthesis_does() {
-    for seed in 1..4 {
-        let circuit = SharedParts::new(seed, 5);
-        let expected = reference(circuit.clone());
-        for threads in [1, 2, 3] {
-            let (recording, vectors) = on_threads(threads, || {
-                synthpool::tuning::record_first_member(circuit.clone()).unwrap()
-            });
-            let what = format!("seed {seed}, {threads} threads");
-            assert_same(&vectors, &expected, &format!("first member, {what}"));
-            let evaluated = recording.synthesize(circuit.clone()).unwrap();
-            assert_same(&evaluated, &expected, &format!("its recording, {what}"));
         }
     }
 }

@@ -1,7 +1,9 @@
 //! The recording constraint system: runs a circuit once and keeps its A, B, C matrices,
 //! dictionary-coded; optionally computes the witness in the same pass.
 
-use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use bellpepper_core::{
+    ConstraintSystem, Index, Landing, LinearCombination, SynthesisError, Variable,
+};
 use ff::PrimeField;
 use rayon::prelude::*;
 
@@ -379,6 +381,17 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
             return;
         }
         self.starts.push(self.aux);
+    }
+
+    /// A branch's own variables are renumbered after ours, as `extend` renumbers them.
+    fn landing(&self, branch: &Self) -> Option<Landing> {
+        let at = branch.branched_at?;
+        Some(Landing {
+            inputs_from: at.inputs,
+            inputs_to: self.inputs.max(1),
+            aux_from: at.aux,
+            aux_to: self.aux,
+        })
     }
 
     /// Appends `other`'s rows with its own variables renumbered to where `extend` puts them

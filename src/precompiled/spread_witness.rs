@@ -18,7 +18,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bellpepper_core::{
-    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+    Circuit, ConstraintSystem, Index, Landing, LinearCombination, SynthesisError, Variable,
 };
 use ff::PrimeField;
 
@@ -440,6 +440,20 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
     /// takes the range back: a branch per part costs nothing, and every part gets its own.
     fn branches_in_place(&self) -> bool {
         true
+    }
+
+    /// A branch numbers its aux values where the recording places them, which is where they
+    /// land when the part fills its range (a part that does not leaves the values in order
+    /// but no longer one slice, which `aux_slice` refuses); its inputs are appended after ours.
+    fn landing(&self, branch: &Self) -> Option<Landing> {
+        if !branch.aux.range.is_branch() {
+            return None;
+        }
+        Some(Landing {
+            inputs_from: branch.inputs_at_branch,
+            inputs_to: self.inputs.len(),
+            ..Landing::IN_PLACE
+        })
     }
 
     /// A branch is appended in place where it filled the range it was handed and comes next,
