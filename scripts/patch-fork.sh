@@ -29,7 +29,10 @@
 #      upstream's systems from `new()`);
 #   9. storage-proofs-update/src/circuit.rs: `EmptySectorUpdateCircuit` (SnapDeals)
 #      synthesizes its challenges with `synthpool::branches::spread` likewise, the loop's body
-#      made a closure that the loop calls where the system cannot branch.
+#      made a closure that the loop calls where the system cannot branch;
+#  10. storage-proofs-update/src/gadgets.rs: `apex_por` hashes each row of a partition's apex
+#      tree with `synthpool::branches::spread_returning` likewise (the row's outputs handed
+#      on to the next row), upstream's row kept where the system cannot branch.
 #
 # Usage: scripts/patch-fork.sh DIR
 #
@@ -323,6 +326,39 @@ edit() {
             substr($text, $start, $end - $start) = $block;
         }
 
+        # In `apex_por`: the hashes of each row of the apex tree spread over branches, their
+        # outputs handed on to the next row; the published row where the system cannot branch.
+        sub spread_apex_rows {
+            return if index($text, "synthpool::branches::spread_returning(") >= 0;
+            $text =~ /^([ \t]*)let row = (apex_tree\n[ \t]*\.last\(\)\n[ \t]*\.unwrap\(\)\n[ \t]*\.chunks\(2\)\n[\s\S]*?\.collect::<Result<Vec<AllocatedNum<Fr>>, SynthesisError>>\(\)\?);\n/m
+                or die "patch-fork: $file: expected the apex tree\x27s row `let row = apex_tree.last().unwrap().chunks(2)` in apex_por, not found\n";
+            my ($start, $end, $i, $row) = ($-[0], $+[0], $1, $2);
+            index($row, "apex_tree generation hash (tree_row={}, siblings={})") >= 0
+                && $row =~ /hash2_circuit\(/
+                or die "patch-fork: $file: the apex tree\x27s row in apex_por is not the published one\n";
+            $row =~ s/\n/\n    /g;
+            my $block = "${i}// synthpool: the row\x27s hashes on every thread of the rayon pool where the\n"
+                . "${i}// constraint system can branch, bit-identical to upstream\x27s row below, which runs\n"
+                . "${i}// where it cannot.\n"
+                . "${i}let siblings_row: Vec<&[AllocatedNum<Fr>]> = apex_tree.last().unwrap().chunks(2).collect();\n"
+                . "${i}let row = match synthpool::branches::spread_returning(&mut cs, siblings_row, |cs, i, siblings| {\n"
+                . "${i}    <TreeDHasher as Hasher>::Function::hash2_circuit(\n"
+                . "${i}        cs.namespace(|| {\n"
+                . "${i}            format!(\n"
+                . "${i}                \"apex_tree generation hash (tree_row={}, siblings={})\",\n"
+                . "${i}                row_index, i,\n"
+                . "${i}            )\n"
+                . "${i}        }),\n"
+                . "${i}        &siblings[0],\n"
+                . "${i}        &siblings[1],\n"
+                . "${i}    )\n"
+                . "${i}})? {\n"
+                . "${i}    synthpool::branches::Returned::Done(row) => row,\n"
+                . "${i}    synthpool::branches::Returned::Here(_) => $row,\n"
+                . "${i}};\n";
+            substr($text, $start, $end - $start) = $block;
+        }
+
         if ($kind eq "patch") {
             $text =~ /^\s*\[workspace\]/m
                 or die "patch-fork: $file: not a workspace manifest (no [workspace] table)\n";
@@ -354,6 +390,8 @@ edit() {
             spread_challenges();
         } elsif ($kind eq "spread-update") {
             spread_update_challenges();
+        } elsif ($kind eq "spread-apex") {
+            spread_apex_rows();
         } elsif ($kind eq "spread-sectors") {
             spread_sectors();
         } elsif ($kind eq "gpu-features") {
@@ -399,6 +437,7 @@ EDITS=(
     "dependency $POST_TOML"
     "spread-sectors $POST_CIRCUIT"
     "spread-update $UPDATE_CIRCUIT"
+    "spread-apex $UPDATE_GADGETS"
 )
 
 for entry in "${EDITS[@]}"; do

@@ -272,6 +272,47 @@ const SPREAD_UPDATE_END: &str = "            )?;
 }
 ";
 
+/// A row of the apex tree in storage-proofs-update's `apex_por`, as published (from its head to
+/// its last line, the lines between re-indented by the recipe).
+const APEX_ROW: &str = "        let row = apex_tree\n            .last()\n";
+const APEX_ROW_END: &str =
+    "            .collect::<Result<Vec<AllocatedNum<Fr>>, SynthesisError>>()?;\n        apex_tree.push(row);\n";
+
+/// What the recipe makes of it: the row's hashes spread, their outputs handed on, and the
+/// published row, one level deeper, where the system cannot branch.
+const SPREAD_APEX_ROW: &str = "        // synthpool: the row's hashes on every thread of the rayon pool where the
+        // constraint system can branch, bit-identical to upstream's row below, which runs
+        // where it cannot.
+        let siblings_row: Vec<&[AllocatedNum<Fr>]> = apex_tree.last().unwrap().chunks(2).collect();
+        let row = match synthpool::branches::spread_returning(&mut cs, siblings_row, |cs, i, siblings| {
+            <TreeDHasher as Hasher>::Function::hash2_circuit(
+                cs.namespace(|| {
+                    format!(
+                        \"apex_tree generation hash (tree_row={}, siblings={})\",
+                        row_index, i,
+                    )
+                }),
+                &siblings[0],
+                &siblings[1],
+            )
+        })? {
+            synthpool::branches::Returned::Done(row) => row,
+            synthpool::branches::Returned::Here(_) => apex_tree
+                .last()
+";
+const SPREAD_APEX_ROW_END: &str =
+    "                .collect::<Result<Vec<AllocatedNum<Fr>>, SynthesisError>>()?,\n        };\n        apex_tree.push(row);\n";
+
+/// The published row between its first two lines and its last: every line four spaces deeper.
+fn apex_row_deeper(published: &str) -> String {
+    let start = published.find(APEX_ROW).expect("the apex row") + APEX_ROW.len();
+    let end = published.find(APEX_ROW_END).expect("the apex row's end");
+    published[start..end]
+        .lines()
+        .map(|line| format!("    {line}\n"))
+        .collect()
+}
+
 /// `before` with `old` (present exactly once) replaced by `new`.
 fn replaced(before: &str, old: &str, new: &str) -> String {
     assert_eq!(before.matches(old).count(), 1, "expected once: {old}");
@@ -423,10 +464,17 @@ fn applies_exactly_the_recipe(
                 SPREAD_UPDATE_END,
             ),
         ),
-        (
-            "storage-proofs-update/src/gadgets.rs",
-            swapped(&before, "storage-proofs-update/src/gadgets.rs"),
-        ),
+        ("storage-proofs-update/src/gadgets.rs", {
+            let published = swapped(&before, "storage-proofs-update/src/gadgets.rs");
+            let start = published.find(APEX_ROW).expect("the apex row");
+            let end =
+                published.find(APEX_ROW_END).expect("the apex row's end") + APEX_ROW_END.len();
+            let spread = format!(
+                "{SPREAD_APEX_ROW}{}{SPREAD_APEX_ROW_END}",
+                apex_row_deeper(&published)
+            );
+            format!("{}{spread}{}", &published[..start], &published[end..])
+        }),
         (
             "storage-proofs-core/Cargo.toml",
             gpu_features_forwarded(&text(&before, "storage-proofs-core/Cargo.toml"))
@@ -521,14 +569,14 @@ fn applies_exactly_the_recipe(
 }
 
 /// A second run reports every edit unchanged (storage-proofs-core's manifest and
-/// storage-proofs-update's circuit have two each) and changes no file.
+/// storage-proofs-update's circuit and gadgets have two each) and changes no file.
 fn changes_nothing_when_run_again(
     checkout: &Path,
     after: &BTreeMap<PathBuf, Vec<u8>>,
     edits: usize,
 ) {
     let again = succeeded("patch-fork.sh, again", patch_fork(checkout));
-    assert_eq!(again.matches(": unchanged").count(), edits + 2, "{again}");
+    assert_eq!(again.matches(": unchanged").count(), edits + 3, "{again}");
     assert!(snapshot(checkout) == *after, "a second run changed files");
 }
 
