@@ -1,7 +1,8 @@
 //! One partition on every core: independent parts of a circuit (a PoRep or SnapDeals
-//! partition's challenges, a SnapDeals apex tree's row of hashes) synthesized at once on the rayon pool's threads, the first in the
-//! constraint system itself and others in branches of it, the branches then appended in
-//! order, so the result is the one-thread result bit for bit.
+//! partition's challenges, a SnapDeals apex tree's row of hashes) synthesized at once on the
+//! rayon pool's threads, the first in the constraint system itself and others in branches of
+//! it, the branches then appended in order, so the result is the one-thread result bit for
+//! bit.
 //!
 //! A branch ([`ConstraintSystem::branch`]) continues from its system as it stood when taken:
 //! it reads the variables allocated before (the partition's commitments, replica_id's bits)
