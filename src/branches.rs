@@ -381,6 +381,16 @@ fn consecutive<P>(parts: Vec<P>, runs: usize) -> Vec<Vec<(usize, P)>> {
         .collect()
 }
 
+/// `work` on a rayon pool of `threads` threads (the unit tests' way to vary them).
+#[cfg(test)]
+pub(crate) fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(work)
+}
+
 #[cfg(test)]
 mod tests {
     use bellpepper_core::{Index, LinearCombination, Variable};
@@ -469,11 +479,7 @@ mod tests {
             seen: Vec::new(),
             in_place,
         };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let spread = pool.install(|| {
+        let spread = on_threads(threads, || {
             spread(&mut log, (0..parts).collect(), |cs: &mut Log, i, part| {
                 assert_eq!(i, part, "a part numbered as the list numbers it");
                 cs.seen.push(Seen::Part(part));
@@ -509,22 +515,16 @@ mod tests {
 
     #[test]
     fn parts_handing_variables_on_come_back_where_the_system_cannot_land_them() {
-        let pool = |threads| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-        };
         let part = |cs: &mut Log, _: usize, part: usize| {
             cs.seen.push(Seen::Part(part));
             Ok(Variable::new_unchecked(Index::Aux(part)))
         };
         let mut log = Log::default();
-        let spread = pool(2).install(|| spread_returning(&mut log, vec![0, 1, 2], part));
+        let spread = on_threads(2, || spread_returning(&mut log, vec![0, 1, 2], part));
         assert!(matches!(spread, Ok(Returned::Here(parts)) if parts == [0, 1, 2]));
         assert_eq!(log.seen, [], "nothing ran");
         // On one thread the parts run here: their variables are the system's already.
-        let spread = pool(1).install(|| spread_returning(&mut log, vec![0, 1], part));
+        let spread = on_threads(1, || spread_returning(&mut log, vec![0, 1], part));
         let aux = |i| Variable::new_unchecked(Index::Aux(i));
         assert!(matches!(spread, Ok(Returned::Done(outputs)) if outputs == [aux(0), aux(1)]));
     }

@@ -530,7 +530,7 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::branches::{spread, Spread};
+    use crate::branches::{on_threads, spread, Spread};
     use crate::precompiled::Recording;
     use blstrs::Scalar as Fr;
     use ff::Field;
@@ -602,14 +602,6 @@ mod tests {
             }
             Ok(())
         }
-    }
-
-    fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(work)
     }
 
     /// `parts` parts of `per_part` values each (0, 1 and others) and as many constraints;
