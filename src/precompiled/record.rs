@@ -385,13 +385,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
 
     /// A branch's own variables are renumbered after ours, as `extend` renumbers them.
     fn landing(&self, branch: &Self) -> Option<Landing> {
-        let at = branch.branched_at?;
-        Some(Landing {
-            inputs_from: at.inputs,
-            inputs_to: self.inputs.max(1),
-            aux_from: at.aux,
-            aux_to: self.aux,
-        })
+        Some(self.landing_at(branch.branched_at?))
     }
 
     /// Appends `other`'s rows with its own variables renumbered to where `extend` puts them
@@ -480,13 +474,19 @@ fn spread_parts(
 }
 
 impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
+    /// Where the own variables of a branch taken at `at` (or of a sub-circuit from `new()`)
+    /// land when appended now: after ours, its input 0 (the constant one) being ours.
+    fn landing_at(&self, at: BranchPoint) -> Landing {
+        Landing {
+            inputs_from: at.inputs,
+            inputs_to: self.inputs.max(1),
+            aux_from: at.aux,
+            aux_to: self.aux,
+        }
+    }
+
     fn append_remapped(&mut self, other: &Self, at: BranchPoint) -> Result<(), Fault> {
-        let renumbering = Renumbering {
-            aux_from: at.aux as u64,
-            aux_to: self.aux as u64,
-            input_from: at.inputs as u64,
-            input_to: self.inputs.max(1) as u64,
-        };
+        let renumbering = Renumbering::from(self.landing_at(at));
         let mut ids = Vec::with_capacity(other.dictionary.values.len());
         for value in &other.dictionary.values {
             ids.push(self.dictionary.id(value).map_err(Fault::Limit)?);
@@ -581,6 +581,17 @@ struct Renumbering {
     aux_to: u64,
     input_from: u64,
     input_to: u64,
+}
+
+impl From<Landing> for Renumbering {
+    fn from(landing: Landing) -> Self {
+        Renumbering {
+            aux_from: landing.aux_from as u64,
+            aux_to: landing.aux_to as u64,
+            input_from: landing.inputs_from as u64,
+            input_to: landing.inputs_to as u64,
+        }
+    }
 }
 
 impl Renumbering {
