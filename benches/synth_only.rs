@@ -1,11 +1,11 @@
-//! Synthesis-only benchmark: a PoRep partition, a WindowPoSt partition and their parts
+//! Synthesis-only benchmark: PoRep, WindowPoSt and SnapDeals partitions and their parts
 //! synthesized with each optimization off and on, in one run, with counters.
 //!
 //! Environment (all optional):
-//! - `SYNTH_CIRCUITS`: comma-separated from `porep,poseidon,post,labeling,merkle,mixed`
+//! - `SYNTH_CIRCUITS`: comma-separated from `porep,poseidon,post,snap,labeling,merkle,mixed`
 //!   (default `porep,poseidon,post`)
-//! - `SYNTH_SIZE`: challenges of `porep` and `poseidon`, sectors of `post`, labels in
-//!   `labeling`, depth of `merkle`, size of `mixed` (default 1, 1, 2, 1, 8, 2)
+//! - `SYNTH_SIZE`: challenges of `porep`, `poseidon` and `snap`, sectors of `post`, labels
+//!   in `labeling`, depth of `merkle`, size of `mixed` (default 1, 1, 2, 2, 1, 8, 2)
 //! - `SYNTH_VARIANTS`: comma-separated variant names (default: all)
 //! - `SYNTH_REPS`: timed repetitions per variant for the report (default 5)
 //! - `SYNTH_CRITERION=0`: skip the criterion pass, report only

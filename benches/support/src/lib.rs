@@ -1,5 +1,5 @@
-//! Measurement for synthpool, kept out of the library a fork depends on: PoRep- and
-//! PoSt-shaped circuits, the named variants the bench compares, the report, perf-event
+//! Measurement for synthpool, kept out of the library a fork depends on: PoRep-, PoSt-
+//! and SnapDeals-shaped circuits, the named variants the bench compares, the report, perf-event
 //! counters and the counting allocators.
 
 #![deny(unsafe_code)]
@@ -17,6 +17,7 @@ pub mod post;
 #[cfg(feature = "bench")]
 pub mod report;
 mod sampling;
+pub mod snap;
 mod trees;
 #[cfg(feature = "bench")]
 pub mod variants;

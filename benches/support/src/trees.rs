@@ -1,7 +1,8 @@
 //! The Merkle tree gadgets of the Filecoin circuits, as storage-proofs lays them out:
 //! inclusion paths in tree_d (binary, SHA-256 nodes) and in the Poseidon trees (tree_c,
 //! tree_r_last), with their selection of the node among its siblings and the root's
-//! equality; the PoRep partition and the WindowPoSt partition both prove with them.
+//! equality, and the selection of one of a row of nodes by index bits; the PoRep,
+//! WindowPoSt and SnapDeals partitions prove with them.
 
 use std::sync::OnceLock;
 
@@ -219,6 +220,83 @@ pub(crate) fn inclusion<CS: ConstraintSystem<Fr>>(
     gadgets.pack_into_inputs(cs.namespace(|| "path"), &path_bits)?;
     equal(&mut cs, &cur, root);
     Ok(())
+}
+
+/// The inclusion of `leaf` along allocated `siblings` (a row per level, leaves first) in
+/// the tree whose root is `root`, each level's position among its siblings read from
+/// `bits`, least significant first (storage-proofs' `por_no_challenge_input`: the
+/// challenge's own bits, nothing allocated for the index and no public input). Errors when
+/// the bits do not give every level its position exactly.
+pub(crate) fn inclusion_by_bits<CS: ConstraintSystem<Fr>>(
+    mut cs: CS,
+    gadgets: GadgetSet,
+    tree: Tree,
+    bits: &[Boolean],
+    leaf: &AllocatedNum<Fr>,
+    siblings: &[Vec<AllocatedNum<Fr>>],
+    root: &AllocatedNum<Fr>,
+) -> Result<(), SynthesisError> {
+    let mut cur = leaf.clone();
+    let mut bits = bits.iter();
+    for (height, siblings) in siblings.iter().enumerate() {
+        let width = (siblings.len() + 1).trailing_zeros() as usize;
+        let index: Vec<Boolean> = bits.by_ref().take(width).cloned().collect();
+        if index.len() != width {
+            return Err(SynthesisError::IncompatibleLengthVector(format!(
+                "too few index bits for level {height} of a path"
+            )));
+        }
+        let children = insert(
+            &mut cs.namespace(|| format!("merkle proof insert (height={height})")),
+            &cur,
+            &index,
+            siblings,
+        )?;
+        let cs = cs.namespace(|| format!("merkle proof hash (height={height})"));
+        cur = match tree {
+            Tree::Data => sha256_node(cs, gadgets, &children)?,
+            Tree::Poseidon => poseidon_node(cs, gadgets, children)?,
+        };
+    }
+    if bits.next().is_some() {
+        return Err(SynthesisError::IncompatibleLengthVector(
+            "more index bits than a path has levels".into(),
+        ));
+    }
+    equal(&mut cs, &cur, root);
+    Ok(())
+}
+
+/// The node of `row` at the index `bits` give, least significant first, picked level by
+/// level from the most significant bit (storage-proofs' `select`). `row` holds two to the
+/// power of the bits' count nodes.
+pub(crate) fn select<CS: ConstraintSystem<Fr>>(
+    mut cs: CS,
+    row: &[AllocatedNum<Fr>],
+    bits: &[Boolean],
+) -> Result<AllocatedNum<Fr>, SynthesisError> {
+    if row.len() != 1 << bits.len() {
+        return Err(SynthesisError::IncompatibleLengthVector(format!(
+            "{} nodes selected by {} bits",
+            row.len(),
+            bits.len()
+        )));
+    }
+    let mut row = row.to_vec();
+    for (level, bit) in bits.iter().rev().enumerate() {
+        let half = row.len() / 2;
+        row = (0..half)
+            .map(|j| {
+                pick(
+                    cs.namespace(|| format!("pick {level}, {j}")),
+                    bit,
+                    &row[half + j],
+                    &row[j],
+                )
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    Ok(row.remove(0))
 }
 
 /// `a · 1 = b`.

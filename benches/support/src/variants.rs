@@ -17,6 +17,7 @@ use synthpool::{Error, ProverVectors, ProvingAssignment, Shape, SynthesisOptions
 use crate::circuits::{GadgetSet, Labeling, MerklePath, Mixed};
 use crate::porep::{Partition, PartitionParts, SectorShape};
 use crate::post::{PostPartition, WINDOW_POST_CHALLENGES};
+use crate::snap::SnapPartition;
 
 /// One optimization setting, measured against `baseline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -654,6 +655,9 @@ pub enum Workload {
     /// A WindowPoSt partition of this many 32 GiB sectors, ten challenges each (2,349 make
     /// the real partition).
     Post(usize),
+    /// A 32 GiB SnapDeals partition of this many challenges (86 make the real partition;
+    /// the apex tree, 127 SHA-256 hashes, is there at any size).
+    Snap(usize),
 }
 
 /// A workload's circuit.
@@ -665,6 +669,8 @@ pub enum BenchCircuit {
     Partition(Partition),
     /// A WindowPoSt partition.
     Post(PostPartition),
+    /// A SnapDeals partition.
+    Snap(SnapPartition),
 }
 
 impl Circuit<Fr> for BenchCircuit {
@@ -673,14 +679,15 @@ impl Circuit<Fr> for BenchCircuit {
             BenchCircuit::Sha256(circuit) => circuit.synthesize(cs),
             BenchCircuit::Partition(circuit) => circuit.synthesize(cs),
             BenchCircuit::Post(circuit) => circuit.synthesize(cs),
+            BenchCircuit::Snap(circuit) => circuit.synthesize(cs),
         }
     }
 }
 
 impl Workload {
-    /// The workload called `name` (`porep`, `poseidon`, `post`, `labeling`, `merkle`,
-    /// `mixed`), with `size` or its default (1 challenge, 1 challenge, 2 sectors, 1 label,
-    /// depth 8, mixed 2).
+    /// The workload called `name` (`porep`, `poseidon`, `post`, `snap`, `labeling`,
+    /// `merkle`, `mixed`), with `size` or its default (1 challenge, 1 challenge, 2 sectors,
+    /// 2 challenges, 1 label, depth 8, mixed 2).
     pub fn by_name(name: &str, size: Option<usize>) -> Result<Workload, String> {
         match name {
             "porep" => Ok(Workload::Porep(size.unwrap_or(1))),
@@ -689,9 +696,10 @@ impl Workload {
             "merkle" => Ok(Workload::Merkle(size.unwrap_or(8))),
             "mixed" => Ok(Workload::Mixed(size.unwrap_or(2))),
             "post" => Ok(Workload::Post(size.unwrap_or(2))),
+            "snap" => Ok(Workload::Snap(size.unwrap_or(2))),
             other => Err(format!(
-                "unknown circuit `{other}` (known: porep, poseidon, post, labeling, merkle, \
-                 mixed)"
+                "unknown circuit `{other}` (known: porep, poseidon, post, snap, labeling, \
+                 merkle, mixed)"
             )),
         }
     }
@@ -705,6 +713,7 @@ impl Workload {
             Workload::Porep(n) => ("porep", n),
             Workload::Poseidon(n) => ("poseidon", n),
             Workload::Post(n) => ("post", n),
+            Workload::Snap(n) => ("snap", n),
         }
     }
 
@@ -717,6 +726,7 @@ impl Workload {
             Workload::Porep(n) => format!("porep 32GiB x{n}"),
             Workload::Poseidon(n) => format!("poseidon 32GiB x{n}"),
             Workload::Post(n) => format!("window-post 32GiB x{n}"),
+            Workload::Snap(n) => format!("snapdeals 32GiB x{n}"),
         }
     }
 
@@ -764,6 +774,17 @@ impl Workload {
                     )
                 });
                 BenchCircuit::Post(post.clone().with_gadgets(gadgets))
+            }
+            Workload::Snap(challenges) => {
+                static SAMPLED: OnceLock<Mutex<HashMap<usize, SnapPartition>>> = OnceLock::new();
+                let mut sampled = SAMPLED
+                    .get_or_init(Default::default)
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let snap = sampled.entry(challenges).or_insert_with(|| {
+                    SnapPartition::sample(SectorShape::GIB_32, challenges, 1, gadgets)
+                });
+                BenchCircuit::Snap(snap.clone().with_gadgets(gadgets))
             }
         }
     }
