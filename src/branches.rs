@@ -130,7 +130,7 @@ where
     P: Send,
     F: Fn(&mut CS::Root, usize, P) -> Result<(), SynthesisError> + Sync,
 {
-    Ok(match spread_parts(cs, parts, synthesize, false)? {
+    Ok(match spread_parts(cs, parts, synthesize, false, false)? {
         Returned::Done(_) => Spread::Done,
         Returned::Here(parts) => Spread::Here(parts),
     })
@@ -164,7 +164,29 @@ where
     R: Relocate + Send,
     F: Fn(&mut CS::Root, usize, P) -> Result<R, SynthesisError> + Sync,
 {
-    spread_parts(cs, parts, synthesize, true)
+    spread_parts(cs, parts, synthesize, true, false)
+}
+
+/// [`spread_returning`] for parts small beside what `cs` holds before them, such as a tree's
+/// rows, each spread after all the rows below it: where `cs` says they are not worth it
+/// ([`ConstraintSystem::spreads_small_parts`]: a prover's assignment, whose every branch
+/// starts with a copy of the values so far) it returns [`Returned::Here`] with the parts
+/// untouched, and the caller runs them here. A recorder spreads them (the places it notes
+/// let the witness from its recording write them at once), and so does that witness, whose
+/// branches copy nothing (SnapDeals' apex tree: docs/performance.md).
+pub fn spread_small_returning<Scalar, CS, P, R, F>(
+    cs: &mut CS,
+    parts: Vec<P>,
+    synthesize: F,
+) -> Result<Returned<P, R>, SynthesisError>
+where
+    Scalar: PrimeField,
+    CS: ConstraintSystem<Scalar>,
+    P: Send,
+    R: Relocate + Send,
+    F: Fn(&mut CS::Root, usize, P) -> Result<R, SynthesisError> + Sync,
+{
+    spread_parts(cs, parts, synthesize, true, true)
 }
 
 /// What a part returns to its caller, moved to where its variables land when its branch is
@@ -257,12 +279,14 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Place {
 }
 
 /// [`spread`] and [`spread_returning`]: the parts' results relocated where `relocate` says
-/// they name variables (a system that cannot say where they land then gets the parts back).
+/// they name variables (a system that cannot say where they land then gets the parts back);
+/// where `small` is true, a system not spreading small parts gets them back too.
 fn spread_parts<Scalar, CS, P, R, F>(
     cs: &mut CS,
     parts: Vec<P>,
     synthesize: F,
     relocate: bool,
+    small: bool,
 ) -> Result<Returned<P, R>, SynthesisError>
 where
     Scalar: PrimeField,
@@ -271,7 +295,7 @@ where
     R: Relocate + Send,
     F: Fn(&mut CS::Root, usize, P) -> Result<R, SynthesisError> + Sync,
 {
-    if NO_BRANCHES.load(Ordering::Relaxed) {
+    if NO_BRANCHES.load(Ordering::Relaxed) || (small && !cs.spreads_small_parts()) {
         return Ok(Returned::Here(parts));
     }
     if parts.len() < 2 || rayon::current_num_threads() < 2 {
@@ -527,6 +551,22 @@ mod tests {
         let spread = on_threads(1, || spread_returning(&mut log, vec![0, 1], part));
         let aux = |i| Variable::new_unchecked(Index::Aux(i));
         assert!(matches!(spread, Ok(Returned::Done(outputs)) if outputs == [aux(0), aux(1)]));
+    }
+
+    #[test]
+    fn small_parts_come_back_untouched_where_the_system_does_not_spread_them() {
+        let part = |cs: &mut Log, _: usize, part: usize| {
+            cs.seen.push(Seen::Part(part));
+            Ok(())
+        };
+        for threads in [1, 2] {
+            let mut log = Log::default();
+            let spread = on_threads(threads, || {
+                spread_small_returning(&mut log, vec![0, 1], part)
+            });
+            assert!(matches!(spread, Ok(Returned::Here(parts)) if parts == [0, 1]));
+            assert_eq!(log.seen, [], "nothing ran on {threads} threads");
+        }
     }
 
     #[test]

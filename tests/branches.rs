@@ -16,7 +16,7 @@ use common::{assert_same, reference, spread_or_in_order, RandomCircuit};
 use ff::Field;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use synthpool::branches::{spread, spread_returning, Returned, Spread};
+use synthpool::branches::{spread, spread_returning, spread_small_returning, Returned, Spread};
 use synthpool::precompiled::{Recording, Witness};
 use synthpool::{Error, ProvingAssignment};
 
@@ -123,6 +123,9 @@ struct Tree {
     seed: u64,
     /// A power of two.
     leaves: usize,
+    /// The rows through `spread_small_returning` (not spread where a branch copies the
+    /// values so far), as storage-proofs-update's apex rows under the recipe.
+    small: bool,
 }
 
 impl Tree {
@@ -183,9 +186,14 @@ impl Circuit<Fr> for Tree {
                 break;
             }
             let pairs: Vec<&[AllocatedNum<Fr>]> = row.chunks(2).collect();
-            let next = match spread_returning(cs, pairs, |cs, i, pair| {
+            let node = |cs: &mut CS::Root, i: usize, pair: &[AllocatedNum<Fr>]| {
                 self.node(cs, &shared, height, i, pair)
-            })? {
+            };
+            let spread = match self.small {
+                true => spread_small_returning(cs, pairs, node)?,
+                false => spread_returning(cs, pairs, node)?,
+            };
+            let next = match spread {
                 Returned::Done(next) => next,
                 Returned::Here(pairs) => pairs
                     .into_iter()
@@ -317,11 +325,40 @@ fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
 #[test]
 fn a_tree_of_spread_rows_equals_the_sequential_reference_on_any_number_of_threads() {
     for (seed, leaves) in [(1, 8), (2, 16), (3, 2)] {
-        same_on_any_number_of_threads(
-            Tree { seed, leaves },
-            &format!("tree {leaves}, seed {seed}"),
-        );
+        for small in [false, true] {
+            same_on_any_number_of_threads(
+                Tree {
+                    seed,
+                    leaves,
+                    small,
+                },
+                &format!("tree {leaves}, seed {seed}, small {small}"),
+            );
+        }
     }
+}
+
+/// Rows spread as small parts: a direct synthesis keeps them in the system, but a recording
+/// (of the structure, or a first member's) places them as the rows spread anywhere, so the
+/// witness from it spreads them.
+#[test]
+fn small_rows_are_placed_by_every_recording_made_on_threads() {
+    let tree = |small| Tree {
+        seed: 4,
+        leaves: 8,
+        small,
+    };
+    let spread = recorded_parts(
+        &on_threads(2, || Recording::record(tree(false)).unwrap()),
+        "small-rows-spread",
+    );
+    assert!(!spread.is_empty());
+    let structure = on_threads(2, || Recording::record(tree(true)).unwrap());
+    assert_eq!(recorded_parts(&structure, "small-rows-structure"), spread);
+    let (first, _) = on_threads(2, || {
+        synthpool::tuning::record_first_member(tree(true)).unwrap()
+    });
+    assert_eq!(recorded_parts(&first, "small-rows-first"), spread);
 }
 
 /// `circuit` on one, two and three threads against the sequential reference: direct

@@ -229,6 +229,16 @@ pub trait ConstraintSystem<Scalar: PrimeField>: Sized + Send {
         false
     }
 
+    /// Whether parts small beside what this system holds before them (the rows of a tree,
+    /// each spread after all the rows below it) are worth spreading over branches of it:
+    /// where a branch copies nothing it holds (a witness written in place) or where what it
+    /// notes of the parts serves later runs (a recorder, whose recording lets every witness
+    /// spread them). `false` (the default) where a branch starts with a copy of every value
+    /// so far, which such parts would pay again and again: the caller keeps them here.
+    fn spreads_small_parts(&self) -> bool {
+        false
+    }
+
     /// Called where a caller spreading parts runs one in this system (or in a branch of it)
     /// right after another, instead of in a branch of its own: a system that notes where
     /// parts land notes it as it would a part in a branch taken where the other branches
@@ -389,6 +399,10 @@ impl<'cs, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Sca
         self.0.branches_in_place()
     }
 
+    fn spreads_small_parts(&self) -> bool {
+        self.0.spreads_small_parts()
+    }
+
     fn next_part(&mut self) {
         self.0.next_part()
     }
@@ -530,6 +544,10 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> 
 
     fn branches_in_place(&self) -> bool {
         (**self).branches_in_place()
+    }
+
+    fn spreads_small_parts(&self) -> bool {
+        (**self).spreads_small_parts()
     }
 
     fn next_part(&mut self) {

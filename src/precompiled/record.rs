@@ -373,6 +373,12 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         true
     }
 
+    /// Its branches copy no values of their own (a first member's companion does), and the
+    /// places it notes let every witness from the recording spread the parts.
+    fn spreads_small_parts(&self) -> bool {
+        true
+    }
+
     /// Notes where the part begins, so it is recorded as a part of its own: a recording
     /// places a circuit's parts alike whatever the number of threads it was made on.
     fn next_part(&mut self) {

@@ -442,6 +442,11 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         true
     }
 
+    /// A branch copies no values: it holds the inputs (a few) and writes its range.
+    fn spreads_small_parts(&self) -> bool {
+        true
+    }
+
     /// A branch numbers its aux values where the recording places them, which is where they
     /// land when the part fills its range (a part that does not leaves the values in order
     /// but no longer one slice, which `aux_slice` refuses); its inputs are appended after ours.
