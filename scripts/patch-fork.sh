@@ -31,8 +31,10 @@
 #      synthesizes its challenges with `synthpool::branches::spread` likewise, the loop's body
 #      made a closure that the loop calls where the system cannot branch;
 #  10. storage-proofs-update/src/gadgets.rs: `apex_por` hashes each row of a partition's apex
-#      tree with `synthpool::branches::spread_returning` likewise (the row's outputs handed
-#      on to the next row), upstream's row kept where the system cannot branch.
+#      tree with `synthpool::branches::spread_small_returning` (the row's outputs handed
+#      on to the next row) where the system spreads parts that small (recording, the witness
+#      from a recording), upstream's row kept elsewhere (direct synthesis, where each branch
+#      would copy the tree so far).
 #
 # Usage: scripts/patch-fork.sh DIR
 #
@@ -326,10 +328,12 @@ edit() {
             substr($text, $start, $end - $start) = $block;
         }
 
-        # In `apex_por`: the hashes of each row of the apex tree spread over branches, their
-        # outputs handed on to the next row; the published row where the system cannot branch.
+        # In `apex_por`: the hashes of each row of the apex tree spread where the system spreads
+        # small parts, their outputs handed on to the next row; the published row elsewhere.
         sub spread_apex_rows {
-            return if index($text, "synthpool::branches::spread_returning(") >= 0;
+            return if index($text, "synthpool::branches::spread_small_returning(") >= 0;
+            index($text, "synthpool::branches::spread_returning(&mut cs, siblings_row") < 0
+                or die "patch-fork: $file: apex_por was patched by an earlier recipe (its rows spread on every system); restore the published file and run again\n";
             $text =~ /^([ \t]*)let row = (apex_tree\n[ \t]*\.last\(\)\n[ \t]*\.unwrap\(\)\n[ \t]*\.chunks\(2\)\n[\s\S]*?\.collect::<Result<Vec<AllocatedNum<Fr>>, SynthesisError>>\(\)\?);\n/m
                 or die "patch-fork: $file: expected the apex tree\x27s row `let row = apex_tree.last().unwrap().chunks(2)` in apex_por, not found\n";
             my ($start, $end, $i, $row) = ($-[0], $+[0], $1, $2);
@@ -338,10 +342,10 @@ edit() {
                 or die "patch-fork: $file: the apex tree\x27s row in apex_por is not the published one\n";
             $row =~ s/\n/\n    /g;
             my $block = "${i}// synthpool: the row\x27s hashes on every thread of the rayon pool where the\n"
-                . "${i}// constraint system can branch, bit-identical to upstream\x27s row below, which runs\n"
-                . "${i}// where it cannot.\n"
+                . "${i}// constraint system spreads small parts, bit-identical to upstream\x27s row below,\n"
+                . "${i}// which runs elsewhere.\n"
                 . "${i}let siblings_row: Vec<&[AllocatedNum<Fr>]> = apex_tree.last().unwrap().chunks(2).collect();\n"
-                . "${i}let row = match synthpool::branches::spread_returning(&mut cs, siblings_row, |cs, i, siblings| {\n"
+                . "${i}let row = match synthpool::branches::spread_small_returning(&mut cs, siblings_row, |cs, i, siblings| {\n"
                 . "${i}    <TreeDHasher as Hasher>::Function::hash2_circuit(\n"
                 . "${i}        cs.namespace(|| {\n"
                 . "${i}            format!(\n"

@@ -278,13 +278,13 @@ const APEX_ROW: &str = "        let row = apex_tree\n            .last()\n";
 const APEX_ROW_END: &str =
     "            .collect::<Result<Vec<AllocatedNum<Fr>>, SynthesisError>>()?;\n        apex_tree.push(row);\n";
 
-/// What the recipe makes of it: the row's hashes spread, their outputs handed on, and the
-/// published row, one level deeper, where the system cannot branch.
+/// What the recipe makes of it: the row's hashes spread where the system spreads small parts,
+/// their outputs handed on, and the published row, one level deeper, elsewhere.
 const SPREAD_APEX_ROW: &str = "        // synthpool: the row's hashes on every thread of the rayon pool where the
-        // constraint system can branch, bit-identical to upstream's row below, which runs
-        // where it cannot.
+        // constraint system spreads small parts, bit-identical to upstream's row below,
+        // which runs elsewhere.
         let siblings_row: Vec<&[AllocatedNum<Fr>]> = apex_tree.last().unwrap().chunks(2).collect();
-        let row = match synthpool::branches::spread_returning(&mut cs, siblings_row, |cs, i, siblings| {
+        let row = match synthpool::branches::spread_small_returning(&mut cs, siblings_row, |cs, i, siblings| {
             <TreeDHasher as Hasher>::Function::hash2_circuit(
                 cs.namespace(|| {
                     format!(
@@ -386,8 +386,41 @@ fn refuses_an_unrecognised_checkout(checkout: &Path) -> String {
         "a refused run changed files"
     );
     fs::write(&compound_proof, &original).unwrap();
+    refuses_apex_rows_an_earlier_recipe_spread(checkout);
 
     original
+}
+
+/// storage-proofs-update's gadgets.rs as the recipe before `spread_small_returning` left it
+/// (the apex rows through `spread_returning`, on every system) is named and refused, nothing
+/// touched.
+fn refuses_apex_rows_an_earlier_recipe_spread(checkout: &Path) {
+    let gadgets = checkout.join("storage-proofs-update/src/gadgets.rs");
+    let published = fs::read_to_string(&gadgets).unwrap();
+    let start = published.find(APEX_ROW).expect("the apex row");
+    let end = published.find(APEX_ROW_END).expect("the apex row's end") + APEX_ROW_END.len();
+    let earlier = format!(
+        "{}{SPREAD_APEX_ROW}{}{SPREAD_APEX_ROW_END}{}",
+        &published[..start],
+        apex_row_deeper(&published),
+        &published[end..]
+    )
+    .replace("spread_small_returning(", "spread_returning(");
+    fs::write(&gadgets, earlier).unwrap();
+    let patched_before = snapshot(checkout);
+    let refused = patch_fork(checkout);
+    let complaint = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "accepted: {complaint}");
+    assert!(
+        complaint.contains("storage-proofs-update/src/gadgets.rs")
+            && complaint.contains("an earlier recipe"),
+        "{complaint}"
+    );
+    assert!(
+        snapshot(checkout) == patched_before,
+        "a refused run changed files"
+    );
+    fs::write(&gadgets, published).unwrap();
 }
 
 /// The recipe, and nothing else: every file as it is afterwards, and how many the recipe
