@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One partition's synthesis on 1, 2, 4, ... threads: the bench's `porep` partition (the
-# 32 GiB PoRep circuit's challenges), direct (`default`: the challenges spread over the
+# 32 GiB PoRep circuit's challenges; `CIRCUIT=snap`: the 32 GiB SnapDeals partition's, its
+# apex tree whole), direct (`default`: the challenges spread over the
 # pool) and from a recording (`pce-spread`: the parts' witness in place, the evaluation by
 # rows; `pce-spread-cached`: the same with its rows stored through the caches, to see what
 # the streaming stores save where many cores share the memory bus; `pce-spread-classify-
@@ -14,9 +15,10 @@
 #       builds the bench here and copies it, stripped, to target/scaling/synth_only
 #   scripts/scaling.sh run [CHALLENGES] [THREADS...]
 #       runs it on this machine into $OUT (default target/scaling/out): CHALLENGES (default
-#       8, 58 million constraints; a 32 GiB partition has 18) at each thread count (default
-#       1, 2, 4, ... up to the cores), then prints ns per constraint and the speed-up
-#       against the first count. Direct synthesis uses at most CHALLENGES threads.
+#       8, 58 million constraints; a 32 GiB partition has 18; with `CIRCUIT=snap`, 20 are
+#       23 million, 86 the whole 81 million) at each thread count (default 1, 2, 4, ... up
+#       to the cores), then prints ns per constraint and the speed-up against the first
+#       count. Direct synthesis uses at most CHALLENGES threads.
 #
 # Cost per constraint is flat in the number of challenges (docs/performance.md), so a
 # smaller CHALLENGES keeps the one-thread run short without changing the ratios much.
@@ -26,7 +28,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=$ROOT/target/scaling
 
 usage() {
-    echo "usage: $0 build | run [CHALLENGES] [THREADS...]" >&2
+    echo "usage: $0 build | [CIRCUIT=porep|snap] $0 run [CHALLENGES] [THREADS...]" >&2
     exit 2
 }
 
@@ -51,6 +53,8 @@ run() {
         cores=$(nproc)
         while ((t <= cores)); do threads+=("$t"); t=$((t * 2)); done
     fi
+    local circuit=${CIRCUIT:-porep}
+    [[ $circuit == porep || $circuit == snap ]] || usage
     local out=${OUT:-$BIN/out}
     mkdir -p "$out"
     { nproc; grep -m1 "model name" /proc/cpuinfo || true; free -g | head -2; } |
@@ -59,16 +63,16 @@ run() {
     : > "$summary"
     for t in "${threads[@]}"; do
         [[ $t =~ ^[1-9][0-9]*$ ]] || usage
-        echo "== porep x$challenges on $t threads" | tee -a "$out/scaling.log"
-        RAYON_NUM_THREADS=$t SYNTH_CIRCUITS=porep SYNTH_SIZE=$challenges SYNTH_REPS=3 \
-            SYNTH_BATCHES=0 SYNTH_CRITERION=0 SYNTH_REPORT="$out/porep-$t.json" \
+        echo "== $circuit x$challenges on $t threads" | tee -a "$out/scaling.log"
+        RAYON_NUM_THREADS=$t SYNTH_CIRCUITS=$circuit SYNTH_SIZE=$challenges SYNTH_REPS=3 \
+            SYNTH_BATCHES=0 SYNTH_CRITERION=0 SYNTH_REPORT="$out/$circuit-$t.json" \
             SYNTH_VARIANTS=$(IFS=,; echo "${variants[*]}") \
-            "$BIN/synth_only" --bench 2>&1 | tee "$out/porep-$t.log" >> "$out/scaling.log"
+            "$BIN/synth_only" --bench 2>&1 | tee "$out/$circuit-$t.log" >> "$out/scaling.log"
         for variant in "${variants[@]}"; do
             # The table's rows start at the line's first column, the variants' descriptions
             # above it are indented.
             awk -v v="$variant" -v t="$t" 'index($0, v " ") == 1 { print v, t, $2 }' \
-                "$out/porep-$t.log" >> "$summary"
+                "$out/$circuit-$t.log" >> "$summary"
         done
     done
     echo "variant threads ns/constraint speed-up" | tee "$out/speed-ups.txt"

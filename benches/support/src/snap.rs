@@ -32,7 +32,7 @@ use generic_array::typenum::U2;
 use neptune::hash_type::{CType, HashType};
 use neptune::poseidon::PoseidonConstants;
 use neptune::Strength;
-use synthpool::branches::{spread, spread_returning, Returned, Spread};
+use synthpool::branches::{spread, spread_small_returning, Returned, Spread};
 
 use crate::circuits::GadgetSet;
 use crate::porep::SectorShape;
@@ -297,7 +297,7 @@ fn apex<CS: ConstraintSystem<Fr>>(
             )
         };
         let pairs: Vec<&[AllocatedNum<Fr>]> = row.chunks(2).collect();
-        let next = match spread_returning(&mut cs, pairs, hash)? {
+        let next = match spread_small_returning(&mut cs, pairs, hash)? {
             Returned::Done(next) => next,
             Returned::Here(pairs) => pairs
                 .into_iter()
