@@ -14,19 +14,21 @@
 //! same constraints in the same order, the same variables, for any number of threads. Parts
 //! whose outputs later parts read (the hashes of a tree's row, read by the next row) return
 //! them through [`spread_returning`], which moves each to where its branch landed
-//! ([`ConstraintSystem::landing`]).
+//! ([`ConstraintSystem::landing`]); [`spread_small_returning`] spreads such parts only
+//! where the system says parts small beside what it holds pay
+//! ([`ConstraintSystem::spreads_small_parts`]).
 //!
-//! What a branch costs: a copy of the values so far (few after a PoRep partition's shared
-//! variables, more in SnapDeals, which does a fifth of its work before its challenges), fresh
-//! memory for what it adds, and one copy of that into the system. So a system that copies
-//! its branches in (a prover's assignment, a recorder) gets one branch per thread, each
-//! running consecutive parts one after another: on two threads half the parts are copied,
-//! not all but the first. A
-//! recording notes where each part's aux variables landed, as a branch per part would have
-//! put them, whatever the threads it was made on, and the witness generated from it hands
-//! each part a branch of its own with that range of the system's own vector, to write in
-//! place with nothing to copy (`precompiled/spread_witness.rs`; docs/performance.md has the
-//! measurements).
+//! What a branch costs: a copy of the values so far in a prover's assignment (few after a
+//! PoRep partition's shared variables; 5.9 million before a 32 GiB SnapDeals partition's
+//! challenges, and up to that before each row of its apex tree, which is why those rows go
+//! through [`spread_small_returning`]), fresh memory for what it adds, and one copy of that
+//! into the system. So a system that copies its branches in (a prover's assignment, a
+//! recorder) gets one branch per thread, each running consecutive parts one after another:
+//! on two threads half the parts are copied, not all but the first. A recording notes where
+//! each part's aux variables landed, as a branch per part would have put them, whatever the
+//! threads it was made on, and the witness generated from it hands each part a branch of
+//! its own with that range of the system's own vector, to write in place with nothing to
+//! copy (`precompiled/spread_witness.rs`; docs/performance.md has the measurements).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
