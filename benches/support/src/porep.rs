@@ -26,10 +26,8 @@ use synthpool::branches::{spread, Spread};
 use synthpool::precompiled::Witness;
 
 use crate::circuits::GadgetSet;
-use crate::sampling::{sparse_tree, value_of, Draws};
-use crate::trees::{
-    equal, inclusion, poseidon_node, reverse_bits_in_bytes, sha256_node, Tree, TreePath,
-};
+use crate::sampling::{poseidon_value, sha256_value, sparse_tree, Draws};
+use crate::trees::{equal, inclusion, poseidon_node, reverse_bits_in_bytes, Tree, TreePath};
 
 /// DRG parents per node (storage-proofs-porep's `BASE_DEGREE`).
 pub const DRG_PARENTS: usize = 6;
@@ -526,17 +524,7 @@ impl Partition {
     /// Builds the three sparse trees over the drawn challenges' leaves, sets every path
     /// and the commitments.
     fn prove_inclusions(&mut self, drawn: Vec<(Challenge, Vec<u64>)>) {
-        let poseidon = |children: &[Fr]| {
-            value_of(children, |cs, inputs| {
-                poseidon_node(cs, GadgetSet::Synthpool, inputs)
-            })
-        };
-        let sha256 = |children: &[Fr]| {
-            value_of(children, |cs, inputs| {
-                sha256_node(cs, GadgetSet::Synthpool, &inputs)
-            })
-        };
-        let column_hash = |rows: &[Fr]| poseidon(rows);
+        let column_hash = poseidon_value;
         let arities = self.shape.tree_arities;
         let binary = vec![2; self.shape.tree_d_depth];
         // tree_c: every parent column and the challenge's own.
@@ -548,15 +536,15 @@ impl Partition {
             }
             c_leaves.push((challenge.node, column_hash(&challenge.labels.rows)));
         }
-        let (comm_c, mut c_paths) = sparse_tree(arities, &c_leaves, &poseidon);
+        let (comm_c, mut c_paths) = sparse_tree(arities, &c_leaves, &poseidon_value);
         let r_leaves: Vec<(u64, Fr)> = drawn
             .iter()
             .map(|(c, _)| (c.node, c.labels.rows[c.labels.rows.len() - 1] + c.data_leaf))
             .collect();
-        let (comm_r_last, r_paths) = sparse_tree(arities, &r_leaves, &poseidon);
+        let (comm_r_last, r_paths) = sparse_tree(arities, &r_leaves, &poseidon_value);
         let d_leaves: Vec<(u64, Fr)> = drawn.iter().map(|(c, _)| (c.node, c.data_leaf)).collect();
         let (comm_d, d_paths) = if self.parts.tree_d {
-            sparse_tree(&binary, &d_leaves, &sha256)
+            sparse_tree(&binary, &d_leaves, &sha256_value)
         } else {
             (
                 Fr::ZERO,
@@ -576,7 +564,7 @@ impl Partition {
         self.comm_c = comm_c;
         self.comm_r_last = comm_r_last;
         self.comm_d = comm_d;
-        self.comm_r = poseidon(&[comm_c, comm_r_last]);
+        self.comm_r = poseidon_value(&[comm_c, comm_r_last]);
     }
 
     /// The same partition built with other gadgets.

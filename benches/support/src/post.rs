@@ -21,7 +21,7 @@ use synthpool::branches::{spread, Spread};
 
 use crate::circuits::GadgetSet;
 use crate::porep::SectorShape;
-use crate::sampling::{sparse_tree, value_of, Draws};
+use crate::sampling::{poseidon_value, sparse_tree, Draws};
 use crate::trees::{equal, inclusion, poseidon_node, Tree, TreePath};
 
 /// Challenges per sector of a WindowPoSt (filecoin-proofs' `WINDOW_POST_CHALLENGE_COUNT`).
@@ -55,11 +55,6 @@ impl PostPartition {
         seed: u64,
         gadgets: GadgetSet,
     ) -> Self {
-        let poseidon = |children: &[Fr]| {
-            value_of(children, |cs, inputs| {
-                poseidon_node(cs, GadgetSet::Synthpool, inputs)
-            })
-        };
         let mut draws = Draws::new(seed);
         let sectors = (0..sectors)
             .map(|_| {
@@ -69,11 +64,12 @@ impl PostPartition {
                 let leaves: Vec<(u64, Fr)> = (0..challenges)
                     .map(|_| (draws.position(shape.nodes()), draws.element()))
                     .collect();
-                let (comm_r_last, paths) = sparse_tree(shape.tree_arities, &leaves, &poseidon);
+                let (comm_r_last, paths) =
+                    sparse_tree(shape.tree_arities, &leaves, &poseidon_value);
                 Sector {
                     comm_c,
                     comm_r_last,
-                    comm_r: poseidon(&[comm_c, comm_r_last]),
+                    comm_r: poseidon_value(&[comm_c, comm_r_last]),
                     challenges: leaves
                         .into_iter()
                         .map(|(_, leaf)| leaf)

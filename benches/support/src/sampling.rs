@@ -10,8 +10,8 @@ use blstrs::Scalar as Fr;
 use ff::{Field, PrimeField};
 use synthpool::precompiled::Witness;
 
-use crate::circuits::pattern;
-use crate::trees::TreePath;
+use crate::circuits::{pattern, GadgetSet};
+use crate::trees::{poseidon_node, sha256_node, TreePath};
 
 /// The value of `gadget` run on allocated `inputs`, computed in a witness generator (the
 /// native paths), so a sampled witness follows the circuit's own hashing exactly.
@@ -32,6 +32,20 @@ pub(crate) fn value_of(
         .expect("the sampled witness satisfies the gadget")
         .get_value()
         .expect("a witness generator computes values")
+}
+
+/// A Poseidon tree node over `children`, as the circuit's own hashing computes it.
+pub(crate) fn poseidon_value(children: &[Fr]) -> Fr {
+    value_of(children, |cs, inputs| {
+        poseidon_node(cs, GadgetSet::Synthpool, inputs)
+    })
+}
+
+/// A SHA-256 tree node over `children`, as the circuit's own hashing computes it.
+pub(crate) fn sha256_value(children: &[Fr]) -> Fr {
+    value_of(children, |cs, inputs| {
+        sha256_node(cs, GadgetSet::Synthpool, &inputs)
+    })
 }
 
 /// A sparse tree over `leaves` (position, value; every other leaf zero) with these level

@@ -36,7 +36,7 @@ use synthpool::branches::{spread, spread_small_returning, Returned, Spread};
 
 use crate::circuits::GadgetSet;
 use crate::porep::SectorShape;
-use crate::sampling::{value_of, Draws};
+use crate::sampling::{poseidon_value, sha256_value, value_of, Draws};
 use crate::trees::{equal, inclusion_by_bits, poseidon_node, select, sha256_node, Tree};
 
 /// The choices of `h` (high bits of a challenge that `rho` hashes) a sector size allows,
@@ -151,16 +151,6 @@ impl SnapPartition {
     /// [`real_challenges`]), its witness derived from `seed`.
     pub fn sample(shape: SectorShape, challenges: usize, seed: u64, gadgets: GadgetSet) -> Self {
         let sizes = Sizes::of(shape);
-        let poseidon = |children: &[Fr]| {
-            value_of(children, |cs, inputs| {
-                poseidon_node(cs, GadgetSet::Synthpool, inputs)
-            })
-        };
-        let sha256 = |children: &[Fr]| {
-            value_of(children, |cs, inputs| {
-                sha256_node(cs, GadgetSet::Synthpool, &inputs)
-            })
-        };
         let mut draws = Draws::new(seed);
         let k = draws.position(1 << sizes.partition_bits);
         let k_and_h_select = k | (1 << (sizes.partition_bits + H_DEFAULT_INDEX));
@@ -170,10 +160,10 @@ impl SnapPartition {
         let mut node = leaf_r;
         for &arity in shape.tree_arities {
             tree_r.push((arity, node));
-            node = poseidon(&vec![node; arity]);
+            node = poseidon_value(&vec![node; arity]);
         }
         let root_r = node;
-        let comm_r = poseidon(&[comm_c, root_r]);
+        let comm_r = poseidon_value(&[comm_c, root_r]);
 
         // The apex leaves the challenges open: the top bits of each challenge's own bits,
         // drawn from `comm_r_new` as the circuit draws them.
@@ -196,7 +186,7 @@ impl SnapPartition {
         let mut node = Fr::ZERO;
         for _ in 0..sizes.below_apex() {
             tree_d.push(node);
-            node = sha256(&[node, node]);
+            node = sha256_value(&[node, node]);
         }
         let apex_leaves: Vec<Fr> = opened
             .iter()
@@ -204,15 +194,15 @@ impl SnapPartition {
             .collect();
         let mut row = apex_leaves.clone();
         while row.len() > 1 {
-            row = row.chunks(2).map(sha256).collect();
+            row = row.chunks(2).map(sha256_value).collect();
         }
         let partition_path: Vec<Fr> = (0..sizes.partition_bits).map(|_| draws.element()).collect();
         let mut comm_d_new = row[0];
         for (i, sibling) in partition_path.iter().enumerate() {
             comm_d_new = if (k >> i) & 1 == 1 {
-                sha256(&[*sibling, comm_d_new])
+                sha256_value(&[*sibling, comm_d_new])
             } else {
-                sha256(&[comm_d_new, *sibling])
+                sha256_value(&[comm_d_new, *sibling])
             };
         }
         SnapPartition {
