@@ -660,6 +660,19 @@ pub enum Workload {
     Snap(usize),
 }
 
+/// Partitions sampled in this process, by workload.
+type Sampled<C> = OnceLock<Mutex<HashMap<Workload, C>>>;
+
+/// The partition sampled for `workload`, made by `sample` the first time (a witness takes the
+/// circuit's own hashing, so runs measure synthesis alone).
+fn sampled_once<C: Clone>(map: &Sampled<C>, workload: Workload, sample: impl FnOnce() -> C) -> C {
+    let mut sampled = map
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    sampled.entry(workload).or_insert_with(sample).clone()
+}
+
 /// A workload's circuit.
 #[derive(Clone, Debug)]
 pub enum BenchCircuit {
@@ -733,17 +746,6 @@ impl Workload {
     /// The workload's circuit, built with `gadgets`. A partition's witness is sampled once
     /// per process (it takes the circuit's own hashing), so runs measure synthesis alone.
     pub fn circuit(&self, gadgets: GadgetSet) -> BenchCircuit {
-        let partition = |parts, challenges| {
-            static SAMPLED: OnceLock<Mutex<HashMap<Workload, Partition>>> = OnceLock::new();
-            let mut sampled = SAMPLED
-                .get_or_init(Default::default)
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let partition = sampled.entry(*self).or_insert_with(|| {
-                Partition::sample(SectorShape::GIB_32, parts, challenges, 1, gadgets)
-            });
-            BenchCircuit::Partition(partition.clone().with_gadgets(gadgets))
-        };
         match *self {
             Workload::Labeling(n) => BenchCircuit::Sha256(Mixed {
                 labels: (0..n)
@@ -756,15 +758,20 @@ impl Workload {
                 paths: vec![MerklePath::sample(7, depth, gadgets)],
             }),
             Workload::Mixed(n) => BenchCircuit::Sha256(Mixed::sample(n, gadgets)),
-            Workload::Porep(n) => partition(PartitionParts::ALL, n),
-            Workload::Poseidon(n) => partition(PartitionParts::POSEIDON, n),
+            Workload::Porep(n) | Workload::Poseidon(n) => {
+                static SAMPLED: Sampled<Partition> = OnceLock::new();
+                let parts = match *self {
+                    Workload::Porep(_) => PartitionParts::ALL,
+                    _ => PartitionParts::POSEIDON,
+                };
+                let partition = sampled_once(&SAMPLED, *self, || {
+                    Partition::sample(SectorShape::GIB_32, parts, n, 1, gadgets)
+                });
+                BenchCircuit::Partition(partition.with_gadgets(gadgets))
+            }
             Workload::Post(sectors) => {
-                static SAMPLED: OnceLock<Mutex<HashMap<usize, PostPartition>>> = OnceLock::new();
-                let mut sampled = SAMPLED
-                    .get_or_init(Default::default)
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let post = sampled.entry(sectors).or_insert_with(|| {
+                static SAMPLED: Sampled<PostPartition> = OnceLock::new();
+                let post = sampled_once(&SAMPLED, *self, || {
                     PostPartition::sample(
                         SectorShape::GIB_32,
                         sectors,
@@ -773,18 +780,14 @@ impl Workload {
                         gadgets,
                     )
                 });
-                BenchCircuit::Post(post.clone().with_gadgets(gadgets))
+                BenchCircuit::Post(post.with_gadgets(gadgets))
             }
             Workload::Snap(challenges) => {
-                static SAMPLED: OnceLock<Mutex<HashMap<usize, SnapPartition>>> = OnceLock::new();
-                let mut sampled = SAMPLED
-                    .get_or_init(Default::default)
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let snap = sampled.entry(challenges).or_insert_with(|| {
+                static SAMPLED: Sampled<SnapPartition> = OnceLock::new();
+                let snap = sampled_once(&SAMPLED, *self, || {
                     SnapPartition::sample(SectorShape::GIB_32, challenges, 1, gadgets)
                 });
-                BenchCircuit::Snap(snap.clone().with_gadgets(gadgets))
+                BenchCircuit::Snap(snap.with_gadgets(gadgets))
             }
         }
     }
