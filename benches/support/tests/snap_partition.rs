@@ -7,9 +7,11 @@
 
 mod common;
 
+use bellpepper_core::{Circuit, ConstraintSystem};
 use blstrs::Scalar as Fr;
 use common::{count, every_wrong_value_is_unsatisfied};
-use synthpool::precompiled::Recording;
+use ff::{Field, PrimeField};
+use synthpool::precompiled::{Recording, Witness};
 use synthpool_bench::circuits::GadgetSet;
 use synthpool_bench::porep::SectorShape;
 use synthpool_bench::snap::{real_challenges, SnapPartition};
@@ -53,9 +55,15 @@ fn the_witness_satisfies_every_row_and_both_gadget_sets_agree() {
         .unwrap();
     assert!(mine == theirs, "the same vectors from either gadget set");
     assert!(mine == synthpool::synthesize(ours).unwrap());
-    // At 32 GiB (a digest's bits, two partition-path levels of either side, 127 apex
-    // hashes): evaluation checks every row.
+    // At 32 GiB (a digest's bits, 127 apex hashes, the partition path): evaluation checks
+    // every row. The sampled partition index has bits of either value, so the path hashes
+    // its node on both sides.
     let big = sample(SectorShape::GIB_32, 1);
+    let mut witness = Witness::<Fr>::default();
+    witness.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    big.clone().synthesize(&mut witness).unwrap();
+    let k = witness.inputs()[1].to_repr().as_ref()[0] & 0b1111;
+    assert!(k != 0 && k != 0b1111, "partition index {k}");
     let recording = Recording::<Fr>::record(big.clone()).unwrap();
     recording.synthesize(big).expect("every row holds");
 }
