@@ -170,17 +170,18 @@ impl SnapPartition {
         let per_digest = sizes.challenges_per_digest();
         let digests = sizes.digests(challenges);
         let mut opened = vec![false; 1 << sizes.apex_bits];
-        for challenge in 0..challenges {
-            let j = challenge / per_digest;
+        for j in 0..digests {
             let index = Fr::from(k * digests as u64 + j as u64);
             let digest = value_of(&[comm_r, index], |cs, inputs| {
                 GadgetSet::Synthpool.poseidon(cs, inputs, randomness_constants())
             });
             let bits = digest.to_le_bits();
-            let first = (challenge % per_digest) * sizes.challenge_bits() + sizes.below_apex();
-            let apex_leaf =
-                (0..sizes.apex_bits).fold(0, |n, i| n | usize::from(bits[first + i]) << i);
-            opened[apex_leaf] = true;
+            for c in 0..per_digest.min(challenges - j * per_digest) {
+                let first = c * sizes.challenge_bits() + sizes.below_apex();
+                let apex_leaf =
+                    (0..sizes.apex_bits).fold(0, |n, i| n | usize::from(bits[first + i]) << i);
+                opened[apex_leaf] = true;
+            }
         }
         let mut tree_d = Vec::with_capacity(sizes.below_apex());
         let mut node = Fr::ZERO;
