@@ -6,6 +6,8 @@
 //! come from an owner-local pool (one assignment, one thread), the evaluation kernel is selectable, and the vectors
 //! can be pre-sized from an earlier synthesis of the same circuit shape.
 
+use std::sync::Arc;
+
 use bellpepper_core::{
     Circuit, ConstraintSystem, Index, Landing, LinearCombination, SynthesisError, Variable,
 };
@@ -14,11 +16,11 @@ use ff::PrimeField;
 
 use crate::branches::BranchPoint;
 use crate::error::Unallocated;
-use crate::eval::{evaluate, mark, Constants, EvalKernel, OutOfRange};
+use crate::eval::{evaluate, mark, Constants, EvalKernel, OutOfRange, TwoPlaces};
 use crate::pool::LcPool;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::shape::Shape;
-use crate::vectors::{reserve_density, room_for_one, ProverVectors, MIN_GROWTH};
+use crate::vectors::{concatenated, reserve_density, room_for_one, ProverVectors, MIN_GROWTH};
 use crate::{Error, Side, VariableKind};
 
 /// How a [`ProvingAssignment`] synthesizes: [`SynthesisOptions::default`] is the fastest
@@ -70,6 +72,10 @@ pub struct ProvingAssignment<Scalar: PrimeField> {
     out_of_memory: Option<(&'static str, u64)>,
     /// Where this assignment was branched from its system, if it is a branch.
     branched_at: Option<BranchPoint>,
+    /// A branch's aux values before the point it was taken: its system's, copied once for
+    /// all the branches taken there and read where they lie. The branch's own vector holds
+    /// the values after them.
+    before: Option<Arc<Vec<Scalar>>>,
     /// A branch taken where this assignment never stood, handed to `extend`: refused.
     misplaced: Option<BranchPoint>,
 }
@@ -98,6 +104,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             fault: None,
             out_of_memory: None,
             branched_at: None,
+            before: None,
             misplaced: None,
         };
         if let Some(shape) = options.shape {
@@ -133,7 +140,9 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into())
     }
 
-    /// The vectors synthesized so far.
+    /// The vectors synthesized so far. A branch's ([`ConstraintSystem::branch`]) aux values
+    /// are those it allocated itself; the ones before it are its system's
+    /// ([`Self::into_vectors`] gives all of them).
     pub fn vectors(&self) -> &ProverVectors<Scalar> {
         &self.vectors
     }
@@ -144,10 +153,20 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         if let Some(error) = self.memory_error() {
             return Err(error);
         }
-        match self.fault() {
-            None => Ok(self.vectors),
-            Some(error) => Err(error),
+        if let Some(error) = self.fault() {
+            return Err(error);
         }
+        let mut vectors = self.vectors;
+        if let Some(before) = self.before {
+            vectors.aux_assignment =
+                concatenated(&[&before[..], &vectors.aux_assignment[..]], "aux values")?;
+        }
+        Ok(vectors)
+    }
+
+    /// How many aux values this assignment reads from its system's before its own vector.
+    fn held_before(&self) -> usize {
+        self.before.as_ref().map_or(0, |before| before.len())
     }
 
     /// The first constraint that named a variable that does not exist, if one did (or the
@@ -160,7 +179,9 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
 
     /// The shape synthesized so far.
     pub fn shape(&self) -> Shape {
-        self.vectors.shape()
+        let mut shape = self.vectors.shape();
+        shape.aux += self.held_before();
+        shape
     }
 
     fn note_fault(&mut self, side: Side, kind: VariableKind, fault: OutOfRange) {
@@ -192,7 +213,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     /// marking B's input density when `track_inputs` and the given aux density. A side whose
     /// value is `known` is only marked and checked.
     #[inline(always)]
-    fn evaluate_side<const PREFETCH: bool, const BIT_VALUES: bool>(
+    fn evaluate_side<const PREFETCH: bool, const BIT_VALUES: bool, const TWO_PLACES: bool>(
         &mut self,
         side: Side,
         lc: &LinearCombination<Scalar>,
@@ -211,7 +232,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         if !input_terms.is_empty() {
             let vectors = &mut self.vectors;
             let density = track_inputs.then_some(&mut vectors.b_input_density);
-            match evaluate::<Scalar, PREFETCH, BIT_VALUES>(
+            match evaluate::<Scalar, [Scalar], PREFETCH, BIT_VALUES>(
                 constants,
                 input_terms,
                 &vectors.input_assignment,
@@ -233,13 +254,24 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
                 Some(AuxDensity::B) => Some(&mut vectors.b_aux_density),
                 None => None,
             };
-            match evaluate::<Scalar, PREFETCH, BIT_VALUES>(
-                constants,
-                aux_terms,
-                &vectors.aux_assignment,
-                density,
-                acc,
-            ) {
+            let sum = if TWO_PLACES {
+                let values = TwoPlaces {
+                    before: self.before.as_deref().map_or(&[][..], |before| &before[..]),
+                    own: &vectors.aux_assignment,
+                };
+                evaluate::<Scalar, _, PREFETCH, BIT_VALUES>(
+                    constants, aux_terms, &values, density, acc,
+                )
+            } else {
+                evaluate::<Scalar, [Scalar], PREFETCH, BIT_VALUES>(
+                    constants,
+                    aux_terms,
+                    &vectors.aux_assignment,
+                    density,
+                    acc,
+                )
+            };
+            match sum {
                 Ok(sum) => acc = sum,
                 Err(fault) => {
                     self.note_fault(side, VariableKind::Aux, fault);
@@ -260,7 +292,12 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         value: Scalar,
     ) -> Scalar {
         let (constants, vectors) = (&self.constants, &mut self.vectors);
-        if let Err(fault) = mark(constants, lc.input_terms(), &vectors.input_assignment, None) {
+        if let Err(fault) = mark(
+            constants,
+            lc.input_terms(),
+            &vectors.input_assignment[..],
+            None,
+        ) {
             self.note_fault(side, VariableKind::Input, fault);
             return Scalar::ZERO;
         }
@@ -269,14 +306,18 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             Some(AuxDensity::B) => Some(&mut vectors.b_aux_density),
             None => None,
         };
-        if let Err(fault) = mark(constants, lc.aux_terms(), &vectors.aux_assignment, density) {
+        let values = TwoPlaces {
+            before: self.before.as_deref().map_or(&[][..], |before| &before[..]),
+            own: &vectors.aux_assignment,
+        };
+        if let Err(fault) = mark(constants, lc.aux_terms(), &values, density) {
             self.note_fault(side, VariableKind::Aux, fault);
             return Scalar::ZERO;
         }
         // Tests run with debug assertions: there every given value is checked against the
         // sum it stands for.
         debug_assert!(
-            self.evaluate_side::<false, false>(side, lc, false, None, None) == value,
+            self.evaluate_side::<false, false, true>(side, lc, false, None, None) == value,
             "a value given for side {side:?} differs from its combination's"
         );
         value
@@ -297,20 +338,46 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         // The kernel is chosen once per constraint, each choice with its own copy of the
         // constraint's evaluation and the loops inline in it: chosen per combination half,
         // the calls around the loops cost nearly a third of evaluation's instructions
-        // (callgrind, real 2 KiB PoRep: 789 against 560 per constraint).
-        match self.kernel {
-            EvalKernel::Portable => self.evaluate_constraint_in::<false, false>(a, known_a, b, c),
-            EvalKernel::Prefetch => self.evaluate_constraint_in::<true, false>(a, known_a, b, c),
-            EvalKernel::BitValues => self.evaluate_constraint_in::<false, true>(a, known_a, b, c),
-            EvalKernel::BitValuesPrefetch => {
-                self.evaluate_constraint_in::<true, true>(a, known_a, b, c)
+        // (callgrind, real 2 KiB PoRep: 789 against 560 per constraint). So is where the aux
+        // values lie: a branch reading its system's in place has a loop of its own, and a
+        // system holding all of its values runs the one-slice loop.
+        let two_places = self.before.is_some();
+        match (self.kernel, two_places) {
+            (EvalKernel::Portable, false) => {
+                self.evaluate_constraint_in::<false, false, false>(a, known_a, b, c)
+            }
+            (EvalKernel::Prefetch, false) => {
+                self.evaluate_constraint_in::<true, false, false>(a, known_a, b, c)
+            }
+            (EvalKernel::BitValues, false) => {
+                self.evaluate_constraint_in::<false, true, false>(a, known_a, b, c)
+            }
+            (EvalKernel::BitValuesPrefetch, false) => {
+                self.evaluate_constraint_in::<true, true, false>(a, known_a, b, c)
+            }
+            (EvalKernel::Portable, true) => {
+                self.evaluate_constraint_in::<false, false, true>(a, known_a, b, c)
+            }
+            (EvalKernel::Prefetch, true) => {
+                self.evaluate_constraint_in::<true, false, true>(a, known_a, b, c)
+            }
+            (EvalKernel::BitValues, true) => {
+                self.evaluate_constraint_in::<false, true, true>(a, known_a, b, c)
+            }
+            (EvalKernel::BitValuesPrefetch, true) => {
+                self.evaluate_constraint_in::<true, true, true>(a, known_a, b, c)
             }
         }
     }
 
-    /// [`Self::evaluate_constraint`] with the kernel `PREFETCH` and `BIT_VALUES` name.
+    /// [`Self::evaluate_constraint`] with the kernel `PREFETCH` and `BIT_VALUES` name, the
+    /// aux values in two places where `TWO_PLACES`.
     #[inline(never)]
-    fn evaluate_constraint_in<const PREFETCH: bool, const BIT_VALUES: bool>(
+    fn evaluate_constraint_in<
+        const PREFETCH: bool,
+        const BIT_VALUES: bool,
+        const TWO_PLACES: bool,
+    >(
         &mut self,
         a: &LinearCombination<Scalar>,
         known_a: Option<Scalar>,
@@ -320,11 +387,23 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         // As bellperson: inputs count as dense in A (the prover adds `input * 0 = 0` for
         // each), B tracks both densities, C none (its query is dense).
         let a_density = Some(AuxDensity::A);
-        let a_value =
-            self.evaluate_side::<PREFETCH, BIT_VALUES>(Side::A, a, false, a_density, known_a);
+        let a_value = self.evaluate_side::<PREFETCH, BIT_VALUES, TWO_PLACES>(
+            Side::A,
+            a,
+            false,
+            a_density,
+            known_a,
+        );
         let b_density = Some(AuxDensity::B);
-        let b_value = self.evaluate_side::<PREFETCH, BIT_VALUES>(Side::B, b, true, b_density, None);
-        let c_value = self.evaluate_side::<PREFETCH, BIT_VALUES>(Side::C, c, false, None, None);
+        let b_value = self.evaluate_side::<PREFETCH, BIT_VALUES, TWO_PLACES>(
+            Side::B,
+            b,
+            true,
+            b_density,
+            None,
+        );
+        let c_value =
+            self.evaluate_side::<PREFETCH, BIT_VALUES, TWO_PLACES>(Side::C, c, false, None, None);
         let full = |v: &Vec<Scalar>| v.len() == v.capacity();
         let vectors = &self.vectors;
         if full(&vectors.a) || full(&vectors.b) || full(&vectors.c) {
@@ -409,6 +488,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
             fault: None,
             out_of_memory: None,
             branched_at: None,
+            before: None,
             misplaced: None,
         }
     }
@@ -422,12 +502,13 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         if let Err(error) = self.room_for_aux() {
             return Err(self.ran_out(error));
         }
+        let held_before = self.held_before();
         let vectors = &mut self.vectors;
         vectors.aux_assignment.push(f()?);
         vectors.a_aux_density.add_element();
         vectors.b_aux_density.add_element();
         Ok(Variable::new_unchecked(Index::Aux(
-            vectors.aux_assignment.len() - 1,
+            held_before + vectors.aux_assignment.len() - 1,
         )))
     }
 
@@ -488,27 +569,51 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         true
     }
 
-    /// A branch holding this assignment's values and densities so far (a copy, taken on the
-    /// calling thread: few values before a PoRep partition's challenges, 5.9 million before
-    /// a 32 GiB SnapDeals partition's, so parts small beside them are not spread here:
-    /// `spreads_small_parts`), with a pool and kernel of its own; `None` when the copy's
-    /// memory cannot be had, and the circuit synthesizes here.
+    /// A branch reading this assignment's values so far where [`Self::branches`] puts them,
+    /// with its own pool and kernel; `None` when memory cannot be had, and the circuit
+    /// synthesizes here.
     fn branch(&self) -> Option<Self> {
+        self.branches(1)?.pop()
+    }
+
+    /// Branches that read this assignment's aux values so far from one copy of them, taken
+    /// here by all the pool's threads (5.9 million values before a 32 GiB SnapDeals
+    /// partition's challenges: a copy per branch, on this thread, measured slower on two
+    /// threads than one where a branch was taken per part, docs/performance.md). Each has
+    /// the inputs and densities so far (a few values, and bits), a pool and kernel of its
+    /// own. `None` when memory cannot be had, and the circuit synthesizes here.
+    fn branches(&self, count: usize) -> Option<Vec<Self>> {
+        if count == 0 {
+            return Some(Vec::new());
+        }
         let shape = self.shape();
         let at = BranchPoint {
             inputs: shape.inputs,
             aux: shape.aux,
         };
-        Some(ProvingAssignment {
-            vectors: self.vectors.branch_from(at).ok()?,
-            lcs: self.lcs.as_ref().map(LcPool::like),
-            kernel: self.kernel,
-            constants: Constants::default(),
-            fault: None,
-            out_of_memory: None,
-            branched_at: Some(at),
-            misplaced: None,
-        })
+        let before = match &self.before {
+            None => concatenated(&[&self.vectors.aux_assignment[..]], "branch values"),
+            Some(before) => concatenated(
+                &[&before[..], &self.vectors.aux_assignment[..]],
+                "branch values",
+            ),
+        };
+        let before = Arc::new(before.ok()?);
+        (0..count)
+            .map(|_| {
+                Some(ProvingAssignment {
+                    vectors: self.vectors.branch_from(at).ok()?,
+                    lcs: self.lcs.as_ref().map(LcPool::like),
+                    kernel: self.kernel,
+                    constants: Constants::default(),
+                    fault: None,
+                    out_of_memory: None,
+                    branched_at: Some(at),
+                    before: Some(Arc::clone(&before)),
+                    misplaced: None,
+                })
+            })
+            .collect()
     }
 
     /// It keeps no names, and a part synthesized here appends its rows, values and
@@ -547,7 +652,13 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         if self.out_of_memory.is_none() {
             self.out_of_memory = other.out_of_memory;
         }
-        if let Err(error) = self.vectors.append_branch(&other.vectors, at) {
+        // A branch reads at most the values before its point elsewhere.
+        let held = other.held_before();
+        if held > at.aux {
+            self.misplaced.get_or_insert(at);
+            return;
+        }
+        if let Err(error) = self.vectors.append_branch(&other.vectors, at, held) {
             self.ran_out(error);
         }
     }

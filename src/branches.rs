@@ -319,13 +319,12 @@ where
     } else {
         parts.len().min(rayon::current_num_threads())
     };
-    let mut branches = Vec::with_capacity(runs - 1);
-    for _ in 1..runs {
-        match cs.branch() {
-            Some(branch) => branches.push(branch),
-            None => return Ok(Returned::Here(parts)),
-        }
-    }
+    // A system that hands back another number of branches than asked is taken as one that
+    // cannot branch: every part must run exactly once.
+    let branches = match cs.branches(runs - 1) {
+        Some(branches) if branches.len() == runs - 1 => branches,
+        _ => return Ok(Returned::Here(parts)),
+    };
     let root = cs.get_root();
     if relocate && <CS::Root as ConstraintSystem<Scalar>>::landing(root, &branches[0]).is_none() {
         return Ok(Returned::Here(parts));

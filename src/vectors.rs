@@ -155,21 +155,14 @@ pub(crate) fn empty_density(len: usize) -> Result<DensityTracker, Error> {
 }
 
 impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
-    /// These vectors up to `at` and nothing after: the values and densities of the variables
-    /// a branch taken there starts from, no rows.
+    /// What a branch taken at `at` starts from: the input values and the densities up to
+    /// `at`, no rows and no aux values (the branch reads those where they lie, see
+    /// [`crate::ProvingAssignment`]).
     pub(crate) fn branch_from(&self, at: BranchPoint) -> Result<Self, Error> {
         let mut branch = ProverVectors::default();
-        let values = [
-            (
-                &mut branch.input_assignment,
-                &self.input_assignment[..at.inputs],
-            ),
-            (&mut branch.aux_assignment, &self.aux_assignment[..at.aux]),
-        ];
-        for (mine, theirs) in values {
-            reserve(mine, theirs.len(), "branch values")?;
-            mine.extend_from_slice(theirs);
-        }
+        let inputs = &self.input_assignment[..at.inputs];
+        reserve(&mut branch.input_assignment, inputs.len(), "branch values")?;
+        branch.input_assignment.extend_from_slice(inputs);
         branch.b_input_density = density_prefix(&self.b_input_density, at.inputs)?;
         branch.a_aux_density = density_prefix(&self.a_aux_density, at.aux)?;
         branch.b_aux_density = density_prefix(&self.b_aux_density, at.aux)?;
@@ -178,8 +171,15 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
 
     /// Appends what `branch` added after `at`, where it was taken from these vectors (or what
     /// they grew into): its rows, its own variables' values and densities, and the marks it
-    /// set on the variables it shares with these. Nothing changes when memory runs out.
-    pub(crate) fn append_branch(&mut self, branch: &Self, at: BranchPoint) -> Result<(), Error> {
+    /// set on the variables it shares with these. The branch's aux vector starts at variable
+    /// `aux_held_from` (the ones before it holds elsewhere). Nothing changes when memory runs
+    /// out.
+    pub(crate) fn append_branch(
+        &mut self,
+        branch: &Self,
+        at: BranchPoint,
+        aux_held_from: usize,
+    ) -> Result<(), Error> {
         // A sub-circuit from `new()` that never allocated its constant one has no inputs.
         let at = BranchPoint {
             inputs: at.inputs.min(branch.input_assignment.len()),
@@ -191,7 +191,7 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
             (&mut self.c, &branch.c[..], "constraint values"),
             (
                 &mut self.aux_assignment,
-                &branch.aux_assignment[at.aux..],
+                &branch.aux_assignment[at.aux - aux_held_from..],
                 "aux values",
             ),
         ];
@@ -242,6 +242,25 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
         merge_density(&mut self.b_aux_density, &branch.b_aux_density, at.aux);
         Ok(())
     }
+}
+
+/// `pieces` one after another in one vector, copied by all the pool's threads where
+/// appends are (the values a prover's assignment shares with its branches: millions before
+/// a SnapDeals partition's challenges).
+pub(crate) fn concatenated<Scalar: Clone + Send + Sync>(
+    pieces: &[&[Scalar]],
+    what: &'static str,
+) -> Result<Vec<Scalar>, Error> {
+    let mut all = Vec::new();
+    reserve(&mut all, pieces.iter().map(|piece| piece.len()).sum(), what)?;
+    for piece in pieces {
+        if parallel_appends() {
+            all.par_extend(piece.par_iter().cloned());
+        } else {
+            all.extend_from_slice(piece);
+        }
+    }
+    Ok(all)
 }
 
 /// The first `len` bits of `density`, with their count.

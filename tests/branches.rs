@@ -653,6 +653,57 @@ fn a_branch_extended_into_another_system_is_refused() {
     assert_eq!(big.into_vectors().unwrap().a, vec![Fr::from(3)]);
 }
 
+/// Branches of a prover's assignment taken at once read the values before them from one
+/// copy; a branch of a branch reads its system's values and that branch's own; appended in
+/// order they give the sequential run's vectors, and a branch's own vectors hold every value.
+#[test]
+fn branches_read_the_values_before_them_where_they_lie() {
+    fn square(cs: &mut ProvingAssignment<Fr>, x: Variable, value: u64) -> Variable {
+        let y = cs.alloc(|| "y", || Ok(Fr::from(value * value))).unwrap();
+        cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+        y
+    }
+    fn product(cs: &mut ProvingAssignment<Fr>, x: Variable, z: Variable, value: u64) {
+        let w = cs.alloc(|| "w", || Ok(Fr::from(value))).unwrap();
+        cs.enforce(|| "z * x = w", |lc| lc + z, |lc| lc + x, |lc| lc + w);
+    }
+    let start = || {
+        let mut cs = ProvingAssignment::<Fr>::default();
+        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+        let x = cs.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
+        (cs, x)
+    };
+
+    let (mut sequential, x) = start();
+    square(&mut sequential, x, 3);
+    let z = square(&mut sequential, x, 3);
+    product(&mut sequential, x, z, 27);
+
+    let (mut cs, x) = start();
+    let mut branches = cs.branches(2).expect("an assignment branches");
+    let mut second = branches.pop().unwrap();
+    let mut first = branches.pop().unwrap();
+    square(&mut first, x, 3);
+    let z = square(&mut second, x, 3);
+    let mut nested = second.branch().expect("a branch branches");
+    product(&mut nested, x, z, 27);
+    second.extend(&nested);
+    let mut alone = cs.branch().expect("an assignment branches");
+    square(&mut alone, x, 5);
+    cs.extend(&first);
+    cs.extend(&second);
+    assert_same(
+        &cs.into_vectors().unwrap(),
+        &sequential.into_vectors().unwrap(),
+        "branches",
+    );
+    // 5 is not 3 squared: the branch's own vectors hold x and its wrong square.
+    let alone = alone.into_vectors().unwrap();
+    assert_eq!(alone.aux_assignment, vec![Fr::from(3), Fr::from(25)]);
+    assert_eq!(alone.a, vec![Fr::from(3)]);
+    assert_eq!(alone.c, vec![Fr::from(25)]);
+}
+
 /// A sub-circuit from `new()` that never allocated the constant one (so has no inputs)
 /// extends the system as it did before branches: its aux values and rows appended.
 #[test]

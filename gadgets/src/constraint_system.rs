@@ -210,6 +210,14 @@ pub trait ConstraintSystem<Scalar: PrimeField>: Sized + Send {
         None
     }
 
+    /// `count` branches taken here at once (as [`Self::branch`] describes each), for parts
+    /// spread over that many other threads: a system whose branches hold a copy of what it
+    /// holds can make one copy for all of them. `None` where it cannot branch. The default
+    /// takes them one by one.
+    fn branches(&self, count: usize) -> Option<Vec<Self::Root>> {
+        (0..count).map(|_| self.branch()).collect()
+    }
+
     /// Whether independent parts (as [`Self::branch`] describes them) synthesized here one
     /// after another lay out exactly what each synthesized in a system from [`Self::new`]
     /// and appended in order with [`Self::extend`] lays out, whatever names their namespaces
@@ -391,6 +399,10 @@ impl<'cs, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Sca
         self.0.branch()
     }
 
+    fn branches(&self, count: usize) -> Option<Vec<Self::Root>> {
+        self.0.branches(count)
+    }
+
     fn parts_in_place(&self) -> bool {
         self.0.parts_in_place()
     }
@@ -536,6 +548,10 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> 
 
     fn branch(&self) -> Option<Self::Root> {
         (**self).branch()
+    }
+
+    fn branches(&self, count: usize) -> Option<Vec<Self::Root>> {
+        (**self).branches(count)
     }
 
     fn parts_in_place(&self) -> bool {

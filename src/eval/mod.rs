@@ -94,6 +94,50 @@ pub(crate) struct OutOfRange {
     pub len: usize,
 }
 
+/// Where the loop reads the values its terms name: one slice (a system's own vector), or
+/// [`TwoPlaces`] (a branch reading the values before it where they lie). The loop is
+/// compiled for each, so a system reading one slice runs the loop it ran before branches
+/// could share values.
+pub(crate) trait Values<Scalar> {
+    /// The value of variable `index`, if there is one.
+    fn value(&self, index: usize) -> Option<&Scalar>;
+    /// How many values there are.
+    fn count(&self) -> usize;
+}
+
+impl<Scalar> Values<Scalar> for [Scalar] {
+    #[inline(always)]
+    fn value(&self, index: usize) -> Option<&Scalar> {
+        self.get(index)
+    }
+
+    fn count(&self) -> usize {
+        self.len()
+    }
+}
+
+/// The values of a branch that reads those of its system before the branch point in place:
+/// `before` are variables `0..before.len()`, `own` the ones after.
+#[derive(Clone, Copy)]
+pub(crate) struct TwoPlaces<'a, Scalar> {
+    pub(crate) before: &'a [Scalar],
+    pub(crate) own: &'a [Scalar],
+}
+
+impl<Scalar> Values<Scalar> for TwoPlaces<'_, Scalar> {
+    #[inline(always)]
+    fn value(&self, index: usize) -> Option<&Scalar> {
+        match index.checked_sub(self.before.len()) {
+            None => self.before.get(index),
+            Some(own) => self.own.get(own),
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.before.len() + self.own.len()
+    }
+}
+
 /// `acc + sum(coeff * values[index])` over `terms`, marking each index with a nonzero
 /// coefficient in `density` when one is given, with the kernel `PREFETCH` and `BIT_VALUES`
 /// name ([`EvalKernel`]'s two axes, chosen once by the caller). `density`, if given, must
@@ -101,35 +145,46 @@ pub(crate) struct OutOfRange {
 /// halves of a combination with one accumulator, as bellperson does, instead of adding two
 /// results.
 #[inline(always)]
-pub(crate) fn evaluate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool>(
+pub(crate) fn evaluate<
+    Scalar: PrimeField,
+    V: Values<Scalar> + ?Sized,
+    const PREFETCH: bool,
+    const BIT_VALUES: bool,
+>(
     constants: &Constants<Scalar>,
     terms: &[(usize, Scalar)],
-    values: &[Scalar],
+    values: &V,
     density: Option<&mut DensityTracker>,
     acc: Scalar,
 ) -> Result<Scalar, OutOfRange> {
-    accumulate::<Scalar, PREFETCH, BIT_VALUES, true>(constants, terms, values, density, acc)
+    accumulate::<Scalar, V, PREFETCH, BIT_VALUES, true>(constants, terms, values, density, acc)
 }
 
 /// What [`evaluate`] does to `density`, and its range check against `values`, without the
 /// sum: for a side whose value the caller already has. It runs evaluation's own loop with
 /// the sum compiled out, so the density is the one [`evaluate`] would mark.
 #[inline]
-pub(crate) fn mark<Scalar: PrimeField>(
+pub(crate) fn mark<Scalar: PrimeField, V: Values<Scalar> + ?Sized>(
     constants: &Constants<Scalar>,
     terms: &[(usize, Scalar)],
-    values: &[Scalar],
+    values: &V,
     density: Option<&mut DensityTracker>,
 ) -> Result<(), OutOfRange> {
-    accumulate::<Scalar, false, false, false>(constants, terms, values, density, Scalar::ZERO)
+    accumulate::<Scalar, V, false, false, false>(constants, terms, values, density, Scalar::ZERO)
         .map(drop)
 }
 
 #[inline(always)]
-fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool, const SUM: bool>(
+fn accumulate<
+    Scalar: PrimeField,
+    V: Values<Scalar> + ?Sized,
+    const PREFETCH: bool,
+    const BIT_VALUES: bool,
+    const SUM: bool,
+>(
     constants: &Constants<Scalar>,
     terms: &[(usize, Scalar)],
-    values: &[Scalar],
+    values: &V,
     mut density: Option<&mut DensityTracker>,
     mut acc: Scalar,
 ) -> Result<Scalar, OutOfRange> {
@@ -137,7 +192,7 @@ fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool, 
     for (position, &(index, coeff)) in terms.iter().enumerate() {
         if PREFETCH {
             if let Some(&(ahead, _)) = terms.get(position + PREFETCH_DISTANCE) {
-                if let Some(value) = values.get(ahead) {
+                if let Some(value) = values.value(ahead) {
                     prefetch::prefetch_read(value);
                 }
             }
@@ -145,9 +200,9 @@ fn accumulate<Scalar: PrimeField, const PREFETCH: bool, const BIT_VALUES: bool, 
         if is_dropped(&coeff) {
             continue;
         }
-        let value = *values.get(index).ok_or(OutOfRange {
+        let value = *values.value(index).ok_or_else(|| OutOfRange {
             index,
-            len: values.len(),
+            len: values.count(),
         })?;
         if let Some(tracker) = density.as_deref_mut() {
             mark_density(tracker, index);
@@ -202,10 +257,10 @@ mod tests {
         acc: Fr,
     ) -> Result<Fr, OutOfRange> {
         let evaluate = match kernel {
-            EvalKernel::Portable => super::evaluate::<Fr, false, false>,
-            EvalKernel::Prefetch => super::evaluate::<Fr, true, false>,
-            EvalKernel::BitValues => super::evaluate::<Fr, false, true>,
-            EvalKernel::BitValuesPrefetch => super::evaluate::<Fr, true, true>,
+            EvalKernel::Portable => super::evaluate::<Fr, [Fr], false, false>,
+            EvalKernel::Prefetch => super::evaluate::<Fr, [Fr], true, false>,
+            EvalKernel::BitValues => super::evaluate::<Fr, [Fr], false, true>,
+            EvalKernel::BitValuesPrefetch => super::evaluate::<Fr, [Fr], true, true>,
         };
         evaluate(constants, terms, values, density, acc)
     }
@@ -282,13 +337,65 @@ mod tests {
         assert_eq!(sum, Ok(Fr::from(8u64)));
         let mut marked = tracker(values.len());
         let constants = Constants::default();
-        assert_eq!(mark(&constants, &terms, &values, Some(&mut marked)), Ok(()));
+        assert_eq!(
+            mark(&constants, &terms, &values[..], Some(&mut marked)),
+            Ok(())
+        );
         assert_eq!(marked.bv, evaluated.bv);
         assert_eq!(marked.get_total_density(), 2);
         assert_eq!(
-            mark(&constants, &[(4, Fr::ONE)], &values, None),
+            mark(&constants, &[(4, Fr::ONE)], &values[..], None),
             Err(OutOfRange { index: 4, len: 4 })
         );
+    }
+
+    /// A branch's values read from two places sum, mark and fail as the same values in one
+    /// slice, wherever the cut lies (before the first term, between any two, after all).
+    #[test]
+    fn values_in_two_places_evaluate_as_in_one() {
+        let values: Vec<Fr> = [0u64, 2, 3, 4, 1, 6, 7, 8, 9, 10].map(Fr::from).to_vec();
+        let terms = vec![
+            (0, Fr::ONE),
+            (2, -Fr::ONE),
+            (3, Fr::ZERO),
+            (5, Fr::from(4u64)),
+            (7, Fr::ONE),
+            (9, Fr::from(3u64)),
+            (4, Fr::from(5u64)),
+        ];
+        let constants = Constants::default();
+        for kernel in EvalKernel::ALL {
+            let mut one_density = tracker(values.len());
+            let one = evaluate(
+                kernel,
+                &constants,
+                &terms,
+                &values,
+                Some(&mut one_density),
+                Fr::ONE,
+            );
+            for cut in 0..=values.len() {
+                let (before, own) = values.split_at(cut);
+                let two = TwoPlaces { before, own };
+                let mut density = tracker(values.len());
+                let sum = match kernel {
+                    EvalKernel::Portable => super::evaluate::<Fr, _, false, false>,
+                    EvalKernel::Prefetch => super::evaluate::<Fr, _, true, false>,
+                    EvalKernel::BitValues => super::evaluate::<Fr, _, false, true>,
+                    EvalKernel::BitValuesPrefetch => super::evaluate::<Fr, _, true, true>,
+                }(&constants, &terms, &two, Some(&mut density), Fr::ONE);
+                assert_eq!(sum, one, "{kernel:?}, cut at {cut}");
+                assert_eq!(density.bv, one_density.bv, "{kernel:?}, cut at {cut}");
+                let past = super::evaluate::<Fr, _, false, true>(
+                    &constants,
+                    &[(1, Fr::ONE), (10, Fr::ONE)],
+                    &two,
+                    None,
+                    Fr::ZERO,
+                );
+                assert_eq!(past, Err(OutOfRange { index: 10, len: 10 }), "cut at {cut}");
+            }
+        }
     }
 
     #[test]

@@ -33,9 +33,9 @@ pub(crate) trait Companion<Scalar: PrimeField>: Default + Send {
     );
     /// A sub-circuit's pass, appended.
     fn extend(&mut self, other: &Self);
-    /// A companion for a branch of the recorder, continuing from this one as it stands
-    /// (`None` when it cannot branch, and the recorder does not either).
-    fn branch(&self) -> Option<Self>;
+    /// Companions for `count` branches of the recorder taken at once, continuing from this
+    /// one as it stands (`None` when it cannot branch, and the recorder does not either).
+    fn branches(&self, count: usize) -> Option<Vec<Self>>;
     /// The memory this companion could not have, if it ran out (the circuit was told with
     /// an I/O error).
     fn memory_error(&self) -> Option<Error> {
@@ -73,8 +73,8 @@ impl<Scalar: PrimeField> Companion<Scalar> for StructureOnly {
 
     fn extend(&mut self, _: &Self) {}
 
-    fn branch(&self) -> Option<Self> {
-        Some(StructureOnly)
+    fn branches(&self, count: usize) -> Option<Vec<Self>> {
+        Some(vec![StructureOnly; count])
     }
 }
 
@@ -91,9 +91,9 @@ pub(crate) trait KeepsValues<Scalar: PrimeField>:
         b: &LinearCombination<Scalar>,
         c: &LinearCombination<Scalar>,
     );
-    /// A branch of this system (`None` where it does not branch, and the recorder it
-    /// accompanies does not either).
-    fn branch_values(&self) -> Option<Self>;
+    /// `count` branches of this system taken at once (`None` where it does not branch, and
+    /// the recorder it accompanies does not either).
+    fn branches_values(&self, count: usize) -> Option<Vec<Self>>;
     /// The memory it could not have, if it ran out.
     fn memory_error(&self) -> Option<Error> {
         None
@@ -135,8 +135,9 @@ impl<Scalar: PrimeField, T: KeepsValues<Scalar>> Companion<Scalar> for Keeping<T
         ConstraintSystem::extend(&mut self.0, &other.0)
     }
 
-    fn branch(&self) -> Option<Self> {
-        self.0.branch_values().map(Keeping)
+    fn branches(&self, count: usize) -> Option<Vec<Self>> {
+        let branches = self.0.branches_values(count)?;
+        Some(branches.into_iter().map(Keeping).collect())
     }
 
     fn memory_error(&self) -> Option<Error> {
@@ -160,7 +161,7 @@ impl<Scalar: PrimeField> KeepsValues<Scalar> for Witness<Scalar> {
     /// known yet, and its native paths generate it at a few nanoseconds per constraint, less
     /// than a branch of its own costs in fresh memory and copying (docs/performance.md). A
     /// witness generated from the finished recording spreads (`spread_witness.rs`).
-    fn branch_values(&self) -> Option<Self> {
+    fn branches_values(&self, _: usize) -> Option<Vec<Self>> {
         None
     }
 }
@@ -177,8 +178,8 @@ impl<Scalar: PrimeField> KeepsValues<Scalar> for ProvingAssignment<Scalar> {
         self.evaluate_constraint(a, known_a, b, c);
     }
 
-    fn branch_values(&self) -> Option<Self> {
-        ConstraintSystem::branch(self)
+    fn branches_values(&self, count: usize) -> Option<Vec<Self>> {
+        ConstraintSystem::branches(self, count)
     }
 
     fn memory_error(&self) -> Option<Error> {

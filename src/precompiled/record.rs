@@ -350,21 +350,33 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
     /// A branch: no rows, the counts so far (its own variables are numbered after them, as
     /// here), a dictionary and pool of its own, and the companion's branch.
     fn branch(&self) -> Option<Self> {
-        Some(Recorder {
-            inputs: self.inputs,
-            aux: self.aux,
-            matrices: Default::default(),
-            dictionary: Dictionary::new(),
-            lcs: self.lcs.like(),
-            fault: None,
-            companion: self.companion.branch()?,
-            branched_at: Some(BranchPoint {
+        self.branches(1)?.pop()
+    }
+
+    /// Branches as [`Self::branch`] describes them, their companions taken at once (a first
+    /// member's assignment copies its values once for all of them).
+    fn branches(&self, count: usize) -> Option<Vec<Self>> {
+        let companions = self.companion.branches(count)?;
+        let branches = companions
+            .into_iter()
+            .map(|companion| Recorder {
                 inputs: self.inputs,
                 aux: self.aux,
-            }),
-            parts: Vec::new(),
-            starts: Vec::new(),
-        })
+                matrices: Default::default(),
+                dictionary: Dictionary::new(),
+                lcs: self.lcs.like(),
+                fault: None,
+                companion,
+                branched_at: Some(BranchPoint {
+                    inputs: self.inputs,
+                    aux: self.aux,
+                }),
+                parts: Vec::new(),
+                starts: Vec::new(),
+            })
+            .collect::<Vec<_>>();
+        // A companion handing back another number than asked: no branches.
+        (branches.len() == count).then_some(branches)
     }
 
     /// It keeps no names, and a part recorded here numbers its variables where `extend`
