@@ -6,6 +6,7 @@
 //! come from an owner-local pool (one assignment, one thread), the evaluation kernel is selectable, and the vectors
 //! can be pre-sized from an earlier synthesis of the same circuit shape.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use bellpepper_core::{
@@ -57,6 +58,18 @@ impl SynthesisOptions {
     pub fn with_shape(self, shape: Option<Shape>) -> Self {
         SynthesisOptions { shape, ..self }
     }
+}
+
+/// Aux values from which a prover's assignment shares them with its branches
+/// ([`ConstraintSystem::branches`]) instead of copying them into each.
+pub(crate) const SHARED_FROM: usize = 1 << 16;
+
+/// Whether branches of a prover's assignment share the values before them
+/// ([`crate::tuning::set_shared_branch_values`]).
+static SHARED_VALUES: AtomicBool = AtomicBool::new(true);
+
+pub(crate) fn set_shared_values(on: bool) {
+    SHARED_VALUES.store(on, Ordering::Relaxed);
 }
 
 /// A constraint system that evaluates each constraint against the witness as it is enforced.
@@ -222,7 +235,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         known: Option<Scalar>,
     ) -> Scalar {
         if let Some(value) = known {
-            return self.mark_side(side, lc, aux_density, value);
+            return self.mark_side::<TWO_PLACES>(side, lc, aux_density, value);
         }
         let constants = &self.constants;
         // One accumulator across both halves, as bellperson: no extra field addition, and an
@@ -284,7 +297,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
 
     /// The density and range checks of an A side whose value the circuit gave: `value`, or
     /// zero after a fault, as an evaluation's fault gives.
-    fn mark_side(
+    fn mark_side<const TWO_PLACES: bool>(
         &mut self,
         side: Side,
         lc: &LinearCombination<Scalar>,
@@ -306,18 +319,28 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             Some(AuxDensity::B) => Some(&mut vectors.b_aux_density),
             None => None,
         };
-        let values = TwoPlaces {
-            before: self.before.as_deref().map_or(&[][..], |before| &before[..]),
-            own: &vectors.aux_assignment,
+        let marked = if TWO_PLACES {
+            let values = TwoPlaces {
+                before: self.before.as_deref().map_or(&[][..], |before| &before[..]),
+                own: &vectors.aux_assignment,
+            };
+            mark(constants, lc.aux_terms(), &values, density)
+        } else {
+            mark(
+                constants,
+                lc.aux_terms(),
+                &vectors.aux_assignment[..],
+                density,
+            )
         };
-        if let Err(fault) = mark(constants, lc.aux_terms(), &values, density) {
+        if let Err(fault) = marked {
             self.note_fault(side, VariableKind::Aux, fault);
             return Scalar::ZERO;
         }
         // Tests run with debug assertions: there every given value is checked against the
         // sum it stands for.
         debug_assert!(
-            self.evaluate_side::<false, false, true>(side, lc, false, None, None) == value,
+            self.evaluate_side::<false, false, TWO_PLACES>(side, lc, false, None, None) == value,
             "a value given for side {side:?} differs from its combination's"
         );
         value
@@ -576,12 +599,20 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         self.branches(1)?.pop()
     }
 
-    /// Branches that read this assignment's aux values so far from one copy of them, taken
-    /// here by all the pool's threads (5.9 million values before a 32 GiB SnapDeals
-    /// partition's challenges: a copy per branch, on this thread, measured slower on two
-    /// threads than one where a branch was taken per part, docs/performance.md). Each has
-    /// the inputs and densities so far (a few values, and bits), a pool and kernel of its
-    /// own. `None` when memory cannot be had, and the circuit synthesizes here.
+    /// Branches of this assignment as it stands, each with the inputs and densities so far
+    /// (a few values, and bits), a pool and kernel of its own, and the aux values so far,
+    /// copied by all the pool's threads: for two branches or more and from 65,536 values on
+    /// (`SHARED_FROM`), one copy read by all of them where it lies (5.9 million values
+    /// before a 32 GiB SnapDeals partition's challenges, which a copy per branch made
+    /// slower on many branches than on one thread); otherwise a copy in each, read as its
+    /// own (one branch saves no copy by sharing, a few thousand values before a PoRep
+    /// partition's challenges cost little to copy, and a branch reading two places runs 3%
+    /// more instructions in evaluation). `None` when memory cannot be had, and the circuit
+    /// synthesizes here (docs/performance.md has the measurements).
+    ///
+    /// It does not say it spreads small parts ([`ConstraintSystem::spreads_small_parts`]):
+    /// the rows of SnapDeals' apex tree, each spread after all the rows below it, each
+    /// paying a copy, measured slower.
     fn branches(&self, count: usize) -> Option<Vec<Self>> {
         if count == 0 {
             return Some(Vec::new());
@@ -591,25 +622,30 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
             inputs: shape.inputs,
             aux: shape.aux,
         };
-        let before = match &self.before {
-            None => concatenated(&[&self.vectors.aux_assignment[..]], "branch values"),
-            Some(before) => concatenated(
-                &[&before[..], &self.vectors.aux_assignment[..]],
-                "branch values",
-            ),
+        let values = [
+            self.before.as_deref().map_or(&[][..], |before| &before[..]),
+            &self.vectors.aux_assignment[..],
+        ];
+        let share = SHARED_VALUES.load(Ordering::Relaxed) && count > 1 && at.aux >= SHARED_FROM;
+        let shared = match share {
+            true => Some(Arc::new(concatenated(&values, "branch values").ok()?)),
+            false => None,
         };
-        let before = Arc::new(before.ok()?);
         (0..count)
             .map(|_| {
+                let mut vectors = self.vectors.branch_from(at).ok()?;
+                if shared.is_none() {
+                    vectors.aux_assignment = concatenated(&values, "branch values").ok()?;
+                }
                 Some(ProvingAssignment {
-                    vectors: self.vectors.branch_from(at).ok()?,
+                    vectors,
                     lcs: self.lcs.as_ref().map(LcPool::like),
                     kernel: self.kernel,
                     constants: Constants::default(),
                     fault: None,
                     out_of_memory: None,
                     branched_at: Some(at),
-                    before: Some(Arc::clone(&before)),
+                    before: shared.clone(),
                     misplaced: None,
                 })
             })

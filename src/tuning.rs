@@ -81,6 +81,14 @@ pub fn set_branches(on: bool) {
     crate::branches::set_branches(on);
 }
 
+/// Turns the branches of a prover's assignment reading the aux values before them from one
+/// copy shared by all of them ([`crate::ProvingAssignment`], from 65,536 values on) off or
+/// back on, for the whole process. On by default; off, each branch copies them, with the
+/// same results.
+pub fn set_shared_branch_values(on: bool) {
+    crate::assignment::set_shared_values(on)
+}
+
 /// Turns one branch per thread, each running consecutive parts, for a system that copies its
 /// branches in ([`crate::branches::spread`]) off or back on, for the whole process. On by
 /// default; off, such a system gets a branch per part, as a witness generator does, with the

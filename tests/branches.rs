@@ -10,7 +10,9 @@
 mod common;
 
 use bellpepper_core::num::AllocatedNum;
-use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
 use blstrs::Scalar as Fr;
 use common::{assert_same, reference, spread_or_in_order, RandomCircuit};
 use ff::Field;
@@ -37,6 +39,10 @@ struct SharedParts {
     nested: bool,
     /// The parts from this one on fail, each with an error naming it, after their rows.
     failing_from: Option<usize>,
+    /// Aux variables allocated before the shared ones, the first and last of them shared
+    /// too: from 65,536 a prover's assignment shares the values before its branches with
+    /// all of them instead of copying them into each.
+    padding: usize,
 }
 
 impl SharedParts {
@@ -49,6 +55,7 @@ impl SharedParts {
             ghost_in: None,
             nested: false,
             failing_from: None,
+            padding: 0,
         }
     }
 }
@@ -60,6 +67,20 @@ impl Circuit<Fr> for SharedParts {
             steps: 60,
         };
         let mut shared = vec![(CS::one(), Fr::ONE)];
+        // Each used once, in one sum (a recording refuses an aux variable without a term).
+        let mut sum = (LinearCombination::zero(), Fr::ZERO);
+        for i in 0..self.padding {
+            let value = Fr::from(i as u64 + 2);
+            let padding = cs.alloc(|| "padding", || Ok(value))?;
+            if i == 0 || i + 1 == self.padding {
+                shared.push((padding, value));
+            }
+            sum = (sum.0 + padding, sum.1 + value);
+        }
+        if self.padding > 0 {
+            let total = cs.alloc(|| "sum", || Ok(sum.1))?;
+            cs.enforce(|| "sum", |_| sum.0, |lc| lc + CS::one(), |lc| lc + total);
+        }
         shared.extend(top.lay_out_over(cs, &shared)?);
         let part = |cs: &mut CS::Root, i: usize| {
             let i = if self.reversed { self.parts - 1 - i } else { i };
@@ -314,7 +335,13 @@ fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
         nested: true,
         ..SharedParts::new(seed, 4)
     });
-    for circuit in circuits.chain(nested) {
+    // Values shared by the branches of a prover's assignment, nested branches included.
+    let padded = [false, true].map(|nested| SharedParts {
+        padding: 1 << 16,
+        nested,
+        ..SharedParts::new(8, 5)
+    });
+    for circuit in circuits.chain(nested).chain(padded) {
         let seed = circuit.seed;
         same_on_any_number_of_threads(circuit, &format!("seed {seed}"));
     }
@@ -475,10 +502,16 @@ fn a_recording_places_every_part_whatever_the_threads() {
 /// number of threads, whether synthesized, recorded or both.
 #[test]
 fn a_branch_naming_an_unallocated_variable_is_named_as_in_a_sequential_run() {
-    let circuit = SharedParts {
-        ghost_in: Some(1),
-        ..SharedParts::new(4, 3)
-    };
+    for padding in [0, 1 << 16] {
+        a_ghost_is_named_as_in_a_sequential_run(SharedParts {
+            ghost_in: Some(1),
+            padding,
+            ..SharedParts::new(4, 3)
+        });
+    }
+}
+
+fn a_ghost_is_named_as_in_a_sequential_run(circuit: SharedParts) {
     let sequential = SharedParts {
         in_a_loop: true,
         ..circuit.clone()
@@ -653,9 +686,10 @@ fn a_branch_extended_into_another_system_is_refused() {
     assert_eq!(big.into_vectors().unwrap().a, vec![Fr::from(3)]);
 }
 
-/// Branches of a prover's assignment taken at once read the values before them from one
-/// copy; a branch of a branch reads its system's values and that branch's own; appended in
-/// order they give the sequential run's vectors, and a branch's own vectors hold every value.
+/// Branches of a prover's assignment taken at once read the values before them (a copy in
+/// each, or from 65,536 values on one copy for all); a branch of a branch reads its
+/// system's values and that branch's own; appended in order they give the sequential run's
+/// vectors, and a branch's own vectors hold every value.
 #[test]
 fn branches_read_the_values_before_them_where_they_lie() {
     fn square(cs: &mut ProvingAssignment<Fr>, x: Variable, value: u64) -> Variable {
@@ -667,41 +701,53 @@ fn branches_read_the_values_before_them_where_they_lie() {
         let w = cs.alloc(|| "w", || Ok(Fr::from(value))).unwrap();
         cs.enforce(|| "z * x = w", |lc| lc + z, |lc| lc + x, |lc| lc + w);
     }
-    let start = || {
-        let mut cs = ProvingAssignment::<Fr>::default();
-        cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-        let x = cs.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
-        (cs, x)
-    };
+    for padding in [0, 1 << 16] {
+        let start = || {
+            let mut cs = ProvingAssignment::<Fr>::default();
+            cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+            for _ in 0..padding {
+                cs.alloc(|| "padding", || Ok(Fr::from(7))).unwrap();
+            }
+            let x = cs.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
+            (cs, x)
+        };
 
-    let (mut sequential, x) = start();
-    square(&mut sequential, x, 3);
-    let z = square(&mut sequential, x, 3);
-    product(&mut sequential, x, z, 27);
+        let (mut sequential, x) = start();
+        square(&mut sequential, x, 3);
+        let z = square(&mut sequential, x, 3);
+        product(&mut sequential, x, z, 27);
+        product(&mut sequential, x, z, 27);
 
-    let (mut cs, x) = start();
-    let mut branches = cs.branches(2).expect("an assignment branches");
-    let mut second = branches.pop().unwrap();
-    let mut first = branches.pop().unwrap();
-    square(&mut first, x, 3);
-    let z = square(&mut second, x, 3);
-    let mut nested = second.branch().expect("a branch branches");
-    product(&mut nested, x, z, 27);
-    second.extend(&nested);
-    let mut alone = cs.branch().expect("an assignment branches");
-    square(&mut alone, x, 5);
-    cs.extend(&first);
-    cs.extend(&second);
-    assert_same(
-        &cs.into_vectors().unwrap(),
-        &sequential.into_vectors().unwrap(),
-        "branches",
-    );
-    // 5 is not 3 squared: the branch's own vectors hold x and its wrong square.
-    let alone = alone.into_vectors().unwrap();
-    assert_eq!(alone.aux_assignment, vec![Fr::from(3), Fr::from(25)]);
-    assert_eq!(alone.a, vec![Fr::from(3)]);
-    assert_eq!(alone.c, vec![Fr::from(25)]);
+        let (mut cs, x) = start();
+        let mut branches = cs.branches(3).expect("an assignment branches");
+        let mut alone = branches.pop().unwrap();
+        let mut second = branches.pop().unwrap();
+        let mut first = branches.pop().unwrap();
+        square(&mut first, x, 3);
+        let z = square(&mut second, x, 3);
+        let mut nested = second.branches(2).expect("a branch branches");
+        for branch in &mut nested {
+            product(branch, x, z, 27);
+        }
+        nested.iter().for_each(|branch| second.extend(branch));
+        square(&mut alone, x, 5);
+        cs.extend(&first);
+        cs.extend(&second);
+        let what = format!("{padding} values before the branches");
+        assert_same(
+            &cs.into_vectors().unwrap(),
+            &sequential.into_vectors().unwrap(),
+            &what,
+        );
+        // 5 is not 3 squared: the branch's own vectors hold every value and its wrong row.
+        let alone = alone.into_vectors().unwrap();
+        let aux = &alone.aux_assignment;
+        assert_eq!(aux.len(), padding + 2, "{what}");
+        assert_eq!(aux[padding..], [Fr::from(3), Fr::from(25)], "{what}");
+        assert!(aux[..padding].iter().all(|&v| v == Fr::from(7)), "{what}");
+        assert_eq!(alone.a, vec![Fr::from(3)], "{what}");
+        assert_eq!(alone.c, vec![Fr::from(25)], "{what}");
+    }
 }
 
 /// A sub-circuit from `new()` that never allocated the constant one (so has no inputs)

@@ -49,6 +49,9 @@ pub struct Variant {
     pub branches: bool,
     /// Whether a system that copies its branches in gets one per thread (else one per part).
     pub branch_per_thread: bool,
+    /// Whether branches of a prover's assignment read the values before them from one copy
+    /// shared by all (else each copies them).
+    pub shared_values: bool,
     /// Whether rows evaluated over recycled vectors are written with streaming stores.
     pub streamed_rows: bool,
     /// Whether witness values are classified as they are written (else by evaluation).
@@ -103,6 +106,7 @@ impl Variant {
         tuning::set_spread_witness(self.spread_witness);
         tuning::set_branches(self.branches);
         tuning::set_branch_per_thread(self.branch_per_thread);
+        tuning::set_shared_branch_values(self.shared_values);
         tuning::set_streamed_rows(self.streamed_rows);
         tuning::set_classify_as_written(self.classify_as_written);
         let result = if self.one_thread {
@@ -115,6 +119,7 @@ impl Variant {
         tuning::set_spread_witness(true);
         tuning::set_branches(true);
         tuning::set_branch_per_thread(true);
+        tuning::set_shared_branch_values(true);
         tuning::set_streamed_rows(true);
         tuning::set_classify_as_written(true);
         result
@@ -173,6 +178,7 @@ const fn direct(
         spread_witness: true,
         branches: true,
         branch_per_thread: true,
+        shared_values: true,
         streamed_rows: true,
         classify_as_written: true,
     }
@@ -194,6 +200,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         spread_witness: true,
         branches: true,
         branch_per_thread: true,
+        shared_values: true,
         streamed_rows: true,
         classify_as_written: true,
     }
@@ -213,7 +220,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 36] = [
+pub const VARIANTS: [Variant; 40] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -318,6 +325,29 @@ pub const VARIANTS: [Variant; 36] = [
         ..direct(
             "default-branch-per-part",
             "as default, a branch per part (a PoRep partition's challenges) instead of one per thread",
+            true,
+            EvalKernel::BitValues,
+            false,
+            GadgetSet::Synthpool,
+        )
+    },
+    Variant {
+        shared_values: false,
+        ..direct(
+            "default-copied-values",
+            "as default, each branch with a copy of the values before it (not one shared copy)",
+            true,
+            EvalKernel::BitValues,
+            false,
+            GadgetSet::Synthpool,
+        )
+    },
+    Variant {
+        branch_per_thread: false,
+        shared_values: false,
+        ..direct(
+            "default-branch-per-part-copied-values",
+            "as default-branch-per-part, each branch with a copy of the values before it",
             true,
             EvalKernel::BitValues,
             false,
@@ -503,6 +533,29 @@ pub const VARIANTS: [Variant; 36] = [
         ..precompiled(
             "dropin-cold-branch-per-part",
             "as dropin-cold, a branch per part instead of one per thread",
+            Path::DropIn {
+                warm: false,
+                retained: false,
+            },
+        )
+    },
+    Variant {
+        shared_values: false,
+        ..precompiled(
+            "dropin-cold-copied-values",
+            "as dropin-cold, each branch's companion with a copy of the values before it",
+            Path::DropIn {
+                warm: false,
+                retained: false,
+            },
+        )
+    },
+    Variant {
+        branch_per_thread: false,
+        shared_values: false,
+        ..precompiled(
+            "dropin-cold-branch-per-part-copied-values",
+            "as dropin-cold-branch-per-part, each branch's companion with a copy of the values before it",
             Path::DropIn {
                 warm: false,
                 retained: false,
