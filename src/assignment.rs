@@ -3,8 +3,10 @@
 //!
 //! It computes exactly what bellperson's private prover assignment computes, field for field
 //! and bit for bit; what differs is how: the linear-combination buffers of every `enforce`
-//! come from an owner-local pool (one assignment, one thread), the evaluation kernel is selectable, and the vectors
-//! can be pre-sized from an earlier synthesis of the same circuit shape.
+//! come from an owner-local pool (one assignment, one thread), the evaluation kernel is
+//! selectable, the vectors can be pre-sized from an earlier synthesis of the same circuit
+//! shape, and branches taken at once for a partition's parts can read one copy of the
+//! values before them instead of a copy each.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -153,9 +155,9 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into())
     }
 
-    /// The vectors synthesized so far. A branch's ([`ConstraintSystem::branch`]) aux values
-    /// are those it allocated itself; the ones before it are its system's
-    /// ([`Self::into_vectors`] gives all of them).
+    /// The vectors synthesized so far. A branch sharing its system's values with the other
+    /// branches taken with it ([`ConstraintSystem::branches`]) holds here only the aux values
+    /// it allocated itself ([`Self::into_vectors`] gives all of them).
     pub fn vectors(&self) -> &ProverVectors<Scalar> {
         &self.vectors
     }

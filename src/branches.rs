@@ -18,19 +18,20 @@
 //! where the system says parts small beside what it holds pay
 //! ([`ConstraintSystem::spreads_small_parts`]).
 //!
-//! What branches cost: a prover's assignment copies its values so far once for all the
-//! branches taken at one point ([`ConstraintSystem::branches`]), by the pool's threads, and
-//! each branch reads them there (few after a PoRep partition's shared variables; 5.9
-//! million before a 32 GiB SnapDeals partition's challenges, and up to that before each row
-//! of its apex tree, which is why those rows go through [`spread_small_returning`]); then
-//! fresh memory for what each branch adds, and one copy of that into the system. So a
-//! system that copies its branches in (a prover's assignment, a recorder) gets one branch
-//! per thread, each running consecutive parts one after another: on two threads half the
-//! parts are copied, not all but the first. A recording notes where
-//! each part's aux variables landed, as a branch per part would have put them, whatever the
-//! threads it was made on, and the witness generated from it hands each part a branch of
-//! its own with that range of the system's own vector, to write in place with nothing to
-//! copy (`precompiled/spread_witness.rs`; docs/performance.md has the measurements).
+//! What branches cost: a prover's assignment gives each branch a copy of its values so far,
+//! made by the pool's threads, or, for two branches or more and many values, one copy read
+//! by all the branches taken at that point ([`ConstraintSystem::branches`]): few values
+//! after a PoRep partition's shared variables; 5.9 million before a 32 GiB SnapDeals
+//! partition's challenges, and up to that before each row of its apex tree, which is why
+//! those rows go through [`spread_small_returning`]. Then fresh memory for what each branch
+//! adds, and one copy of that into the system. So a system that copies its branches in (a
+//! prover's assignment, a recorder) gets one branch per thread, each running consecutive
+//! parts one after another: on two threads half the parts are copied, not all but the
+//! first. A recording notes where each part's aux variables landed, as a branch per part
+//! would have put them, whatever the threads it was made on, and the witness generated from
+//! it hands each part a branch of its own with that range of the system's own vector, to
+//! write in place with nothing to copy (`precompiled/spread_witness.rs`;
+//! docs/performance.md has the measurements).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -174,10 +175,11 @@ where
 /// [`spread_returning`] for parts small beside what `cs` holds before them, such as a tree's
 /// rows, each spread after all the rows below it: where `cs` says they are not worth it
 /// ([`ConstraintSystem::spreads_small_parts`]: a prover's assignment, whose branches start
-/// from a copy of the values so far, one per spread) it returns [`Returned::Here`] with the
-/// parts untouched, and the caller runs them here. A recorder spreads them (the places it notes
-/// let the witness from its recording write them at once), and so does that witness, whose
-/// branches copy nothing (SnapDeals' apex tree: docs/performance.md).
+/// from a copy of the values so far, one per branch or per spread) it returns
+/// [`Returned::Here`] with the parts untouched, and the caller runs them here. A recorder
+/// spreads them (the places it notes let the witness from its recording write them at
+/// once), and so does that witness, whose branches copy nothing (SnapDeals' apex tree:
+/// docs/performance.md).
 pub fn spread_small_returning<Scalar, CS, P, R, F>(
     cs: &mut CS,
     parts: Vec<P>,

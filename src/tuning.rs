@@ -82,9 +82,9 @@ pub fn set_branches(on: bool) {
 }
 
 /// Turns the branches of a prover's assignment reading the aux values before them from one
-/// copy shared by all of them ([`crate::ProvingAssignment`], from 65,536 values on) off or
-/// back on, for the whole process. On by default; off, each branch copies them, with the
-/// same results.
+/// copy shared by all of them ([`crate::ProvingAssignment`]: two branches or more, 65,536
+/// values or more) off or back on, for the whole process. On by default; off, each branch
+/// copies them, with the same results.
 pub fn set_shared_branch_values(on: bool) {
     crate::assignment::set_shared_values(on)
 }

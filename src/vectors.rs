@@ -156,8 +156,8 @@ pub(crate) fn empty_density(len: usize) -> Result<DensityTracker, Error> {
 
 impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
     /// What a branch taken at `at` starts from: the input values and the densities up to
-    /// `at`, no rows and no aux values (the branch reads those where they lie, see
-    /// [`crate::ProvingAssignment`]).
+    /// `at`, no rows and no aux values (a copy of its own or one shared by the branches
+    /// taken there: [`crate::ProvingAssignment`]'s `branches`).
     pub(crate) fn branch_from(&self, at: BranchPoint) -> Result<Self, Error> {
         let mut branch = ProverVectors::default();
         let inputs = &self.input_assignment[..at.inputs];
@@ -245,8 +245,8 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
 }
 
 /// `pieces` one after another in one vector, copied by all the pool's threads where
-/// appends are (the values a prover's assignment shares with its branches: millions before
-/// a SnapDeals partition's challenges).
+/// appends are (the values a prover's assignment gives its branches: millions before a
+/// SnapDeals partition's challenges).
 pub(crate) fn concatenated<Scalar: Clone + Send + Sync>(
     pieces: &[&[Scalar]],
     what: &'static str,

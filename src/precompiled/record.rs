@@ -354,7 +354,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
     }
 
     /// Branches as [`Self::branch`] describes them, their companions taken at once (a first
-    /// member's assignment copies its values once for all of them).
+    /// member's assignment then shares one copy of its values where that saves copies).
     fn branches(&self, count: usize) -> Option<Vec<Self>> {
         let companions = self.companion.branches(count)?;
         let branches = companions
