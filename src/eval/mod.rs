@@ -271,10 +271,10 @@ mod tests {
         tracker
     }
 
-    #[test]
-    fn kernels_agree_and_skip_zero_terms_for_density() {
-        // Values 0 and 1 exercise the bit-value path, the others the general one.
-        let values: Vec<Fr> = [0u64, 2, 3, 4, 1, 6, 7, 8, 9, 10].map(Fr::from).to_vec();
+    /// Values 0 and 1 exercise the bit-value path, the others the general one; the terms
+    /// have coefficients one, minus one, zero and others.
+    fn values_and_terms() -> (Vec<Fr>, Vec<(usize, Fr)>) {
+        let values = [0u64, 2, 3, 4, 1, 6, 7, 8, 9, 10].map(Fr::from).to_vec();
         let terms = vec![
             (0, Fr::ONE),
             (2, -Fr::ONE),
@@ -283,6 +283,12 @@ mod tests {
             (7, Fr::ONE),
             (9, Fr::from(3u64)),
         ];
+        (values, terms)
+    }
+
+    #[test]
+    fn kernels_agree_and_skip_zero_terms_for_density() {
+        let (values, terms) = values_and_terms();
         let expected = Fr::from(4 * 6 + 8 + 3 * 10u64) - Fr::from(3u64);
         for kernel in EvalKernel::ALL {
             let mut density = tracker(values.len());
@@ -353,16 +359,7 @@ mod tests {
     /// slice, wherever the cut lies (before the first term, between any two, after all).
     #[test]
     fn values_in_two_places_evaluate_as_in_one() {
-        let values: Vec<Fr> = [0u64, 2, 3, 4, 1, 6, 7, 8, 9, 10].map(Fr::from).to_vec();
-        let terms = vec![
-            (0, Fr::ONE),
-            (2, -Fr::ONE),
-            (3, Fr::ZERO),
-            (5, Fr::from(4u64)),
-            (7, Fr::ONE),
-            (9, Fr::from(3u64)),
-            (4, Fr::from(5u64)),
-        ];
+        let (values, terms) = values_and_terms();
         let constants = Constants::default();
         for kernel in EvalKernel::ALL {
             let mut one_density = tracker(values.len());
@@ -386,6 +383,9 @@ mod tests {
                 }(&constants, &terms, &two, Some(&mut density), Fr::ONE);
                 assert_eq!(sum, one, "{kernel:?}, cut at {cut}");
                 assert_eq!(density.bv, one_density.bv, "{kernel:?}, cut at {cut}");
+                let mut marked = tracker(values.len());
+                assert_eq!(mark(&constants, &terms, &two, Some(&mut marked)), Ok(()));
+                assert_eq!(marked.bv, one_density.bv, "marked, cut at {cut}");
                 let past = super::evaluate::<Fr, _, false, true>(
                     &constants,
                     &[(1, Fr::ONE), (10, Fr::ONE)],
