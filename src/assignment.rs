@@ -74,6 +74,11 @@ pub(crate) fn set_shared_values(on: bool) {
     SHARED_VALUES.store(on, Ordering::Relaxed);
 }
 
+/// The aux values a branch reads from the copy it shares (none where it holds its own).
+fn held_elsewhere<Scalar>(before: &Option<Arc<Vec<Scalar>>>) -> &[Scalar] {
+    before.as_deref().map_or(&[], |before| &before[..])
+}
+
 /// A constraint system that evaluates each constraint against the witness as it is enforced.
 pub struct ProvingAssignment<Scalar: PrimeField> {
     vectors: ProverVectors<Scalar>,
@@ -181,7 +186,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
 
     /// How many aux values this assignment reads from its system's before its own vector.
     fn held_before(&self) -> usize {
-        self.before.as_ref().map_or(0, |before| before.len())
+        held_elsewhere(&self.before).len()
     }
 
     /// The first constraint that named a variable that does not exist, if one did (or the
@@ -271,7 +276,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             };
             let sum = if TWO_PLACES {
                 let values = TwoPlaces {
-                    before: self.before.as_deref().map_or(&[][..], |before| &before[..]),
+                    before: held_elsewhere(&self.before),
                     own: &vectors.aux_assignment,
                 };
                 evaluate::<Scalar, _, PREFETCH, BIT_VALUES>(
@@ -323,7 +328,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         };
         let marked = if TWO_PLACES {
             let values = TwoPlaces {
-                before: self.before.as_deref().map_or(&[][..], |before| &before[..]),
+                before: held_elsewhere(&self.before),
                 own: &vectors.aux_assignment,
             };
             mark(constants, lc.aux_terms(), &values, density)
@@ -625,7 +630,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
             aux: shape.aux,
         };
         let values = [
-            self.before.as_deref().map_or(&[][..], |before| &before[..]),
+            held_elsewhere(&self.before),
             &self.vectors.aux_assignment[..],
         ];
         let share = SHARED_VALUES.load(Ordering::Relaxed) && count > 1 && at.aux >= SHARED_FROM;
