@@ -6,7 +6,8 @@
 //! come from an owner-local pool (one assignment, one thread), the evaluation kernel is
 //! selectable, the vectors can be pre-sized from an earlier synthesis of the same circuit
 //! shape, and branches taken at once for a partition's parts can read one copy of the
-//! values before them instead of a copy each.
+//! values before them instead of a copy each, or, for parts small beside those values (a
+//! tree's rows), read them where the assignment lent them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -23,7 +24,9 @@ use crate::eval::{evaluate, mark, Constants, EvalKernel, OutOfRange, TwoPlaces};
 use crate::pool::LcPool;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::shape::Shape;
-use crate::vectors::{concatenated, reserve_density, room_for_one, ProverVectors, MIN_GROWTH};
+use crate::vectors::{
+    append, concatenated, reserve, reserve_density, room_for_one, ProverVectors, MIN_GROWTH,
+};
 use crate::{Error, Side, VariableKind};
 
 /// How a [`ProvingAssignment`] synthesizes: [`SynthesisOptions::default`] is the fastest
@@ -74,6 +77,14 @@ pub(crate) fn set_shared_values(on: bool) {
     SHARED_VALUES.store(on, Ordering::Relaxed);
 }
 
+/// Whether a prover's assignment lends its values to branches for small parts
+/// ([`crate::tuning::set_lent_branch_values`]).
+static LENT_VALUES: AtomicBool = AtomicBool::new(true);
+
+pub(crate) fn set_lent_values(on: bool) {
+    LENT_VALUES.store(on, Ordering::Relaxed);
+}
+
 /// The aux values a branch reads from the copy it shares (none where it holds its own).
 fn held_elsewhere<Scalar>(before: &Option<Arc<Vec<Scalar>>>) -> &[Scalar] {
     before.as_deref().map_or(&[], |before| &before[..])
@@ -92,9 +103,10 @@ pub struct ProvingAssignment<Scalar: PrimeField> {
     out_of_memory: Option<(&'static str, u64)>,
     /// Where this assignment was branched from its system, if it is a branch.
     branched_at: Option<BranchPoint>,
-    /// A branch's aux values before the point it was taken: its system's, copied once for
-    /// all the branches taken there and read where they lie. The branch's own vector holds
-    /// the values after them.
+    /// The first aux values, where they are read in place: a branch's before the point it
+    /// was taken (its system's, copied once for all the branches taken there, or lent by
+    /// it), or an assignment's own, lent to its branches until they are done. The vector
+    /// holds the values after them.
     before: Option<Arc<Vec<Scalar>>>,
     /// A branch taken where this assignment never stood, handed to `extend`: refused.
     misplaced: Option<BranchPoint>,
@@ -161,8 +173,9 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     }
 
     /// The vectors synthesized so far. A branch sharing its system's values with the other
-    /// branches taken with it ([`ConstraintSystem::branches`]) holds here only the aux values
-    /// it allocated itself ([`Self::into_vectors`] gives all of them).
+    /// branches taken with it ([`ConstraintSystem::branches`]), and an assignment whose
+    /// branches for small parts are not done ([`ConstraintSystem::lend_branches`]), hold
+    /// here only the aux values after those ([`Self::into_vectors`] gives all of them).
     pub fn vectors(&self) -> &ProverVectors<Scalar> {
         &self.vectors
     }
@@ -178,10 +191,77 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         }
         let mut vectors = self.vectors;
         if let Some(before) = self.before {
-            vectors.aux_assignment =
-                concatenated(&[&before[..], &vectors.aux_assignment[..]], "aux values")?;
+            vectors.aux_assignment = match Arc::try_unwrap(before) {
+                Ok(mut all) => {
+                    reserve(&mut all, vectors.aux_assignment.len(), "aux values")?;
+                    append(&mut all, &vectors.aux_assignment);
+                    all
+                }
+                Err(before) => {
+                    concatenated(&[&before[..], &vectors.aux_assignment[..]], "aux values")?
+                }
+            };
         }
         Ok(vectors)
+    }
+
+    /// Takes back the values lent to branches that are gone ([`ConstraintSystem::lend_branches`]),
+    /// the ones allocated since then appended to them (a copy of those, not of the ones
+    /// lent). Where branches hold them still, or memory for the copy cannot be had, the
+    /// values stay where they are, read in two places.
+    fn take_back(&mut self) {
+        let Some(before) = self.before.take() else {
+            return;
+        };
+        self.before = match Arc::try_unwrap(before) {
+            Ok(mut all) => match reserve(&mut all, self.vectors.aux_assignment.len(), "aux values")
+            {
+                Ok(()) => {
+                    append(&mut all, &self.vectors.aux_assignment);
+                    self.vectors.aux_assignment = all;
+                    None
+                }
+                Err(_) => Some(Arc::new(all)),
+            },
+            Err(before) => Some(before),
+        };
+    }
+
+    /// `count` branches taken here, their aux values so far read from `shared` where it is
+    /// given, else each from a copy of its own.
+    fn branches_reading(
+        &self,
+        count: usize,
+        shared: Option<Arc<Vec<Scalar>>>,
+    ) -> Option<Vec<Self>> {
+        let shape = self.shape();
+        let at = BranchPoint {
+            inputs: shape.inputs,
+            aux: shape.aux,
+        };
+        (0..count)
+            .map(|_| {
+                let mut vectors = self.vectors.branch_from(at).ok()?;
+                if shared.is_none() {
+                    let values = [
+                        held_elsewhere(&self.before),
+                        &self.vectors.aux_assignment[..],
+                    ];
+                    vectors.aux_assignment = concatenated(&values, "branch values").ok()?;
+                }
+                Some(ProvingAssignment {
+                    vectors,
+                    lcs: self.lcs.as_ref().map(LcPool::like),
+                    kernel: self.kernel,
+                    constants: Constants::default(),
+                    fault: None,
+                    out_of_memory: None,
+                    branched_at: Some(at),
+                    before: shared.clone(),
+                    misplaced: None,
+                })
+            })
+            .collect()
     }
 
     /// How many aux values this assignment reads from its system's before its own vector.
@@ -617,46 +697,56 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
     /// more instructions in evaluation). `None` when memory cannot be had, and the circuit
     /// synthesizes here (docs/performance.md has the measurements).
     ///
-    /// It does not say it spreads small parts ([`ConstraintSystem::spreads_small_parts`]):
-    /// the rows of SnapDeals' apex tree, each spread after all the rows below it, each
-    /// paying a copy, measured slower.
+    /// For parts small beside the values before them see [`Self::lend_branches`].
     fn branches(&self, count: usize) -> Option<Vec<Self>> {
         if count == 0 {
             return Some(Vec::new());
         }
-        let shape = self.shape();
-        let at = BranchPoint {
-            inputs: shape.inputs,
-            aux: shape.aux,
-        };
-        let values = [
-            held_elsewhere(&self.before),
-            &self.vectors.aux_assignment[..],
-        ];
-        let share = SHARED_VALUES.load(Ordering::Relaxed) && count > 1 && at.aux >= SHARED_FROM;
+        let share =
+            SHARED_VALUES.load(Ordering::Relaxed) && count > 1 && self.shape().aux >= SHARED_FROM;
         let shared = match share {
-            true => Some(Arc::new(concatenated(&values, "branch values").ok()?)),
+            true => {
+                let values = [
+                    held_elsewhere(&self.before),
+                    &self.vectors.aux_assignment[..],
+                ];
+                Some(Arc::new(concatenated(&values, "branch values").ok()?))
+            }
             false => None,
         };
-        (0..count)
-            .map(|_| {
-                let mut vectors = self.vectors.branch_from(at).ok()?;
-                if shared.is_none() {
-                    vectors.aux_assignment = concatenated(&values, "branch values").ok()?;
-                }
-                Some(ProvingAssignment {
-                    vectors,
-                    lcs: self.lcs.as_ref().map(LcPool::like),
-                    kernel: self.kernel,
-                    constants: Constants::default(),
-                    fault: None,
-                    out_of_memory: None,
-                    branched_at: Some(at),
-                    before: shared.clone(),
-                    misplaced: None,
-                })
-            })
-            .collect()
+        self.branches_reading(count, shared)
+    }
+
+    /// Branches for parts small beside the values before them (the rows of SnapDeals' apex
+    /// tree, up to 5.6 million values before a row of a 32 GiB partition): from 65,536
+    /// values on, where it holds all of them, this assignment lends its branches its own
+    /// vector, reading it in place too until they are done ([`Self::branches_done`]), which
+    /// then copies the values allocated meanwhile (a row's) instead of all those before, once
+    /// per branch or per spread. Otherwise as [`Self::branches`].
+    fn lend_branches(&mut self, count: usize) -> Option<Vec<Self>> {
+        self.take_back();
+        let lend = count > 0
+            && LENT_VALUES.load(Ordering::Relaxed)
+            && self.before.is_none()
+            && self.vectors.aux_assignment.len() >= SHARED_FROM;
+        if !lend {
+            return self.branches(count);
+        }
+        let lent = Arc::new(std::mem::take(&mut self.vectors.aux_assignment));
+        self.before = Some(Arc::clone(&lent));
+        self.branches_reading(count, Some(lent))
+    }
+
+    /// Takes back what [`Self::lend_branches`] lent.
+    fn branches_done(&mut self) {
+        self.take_back();
+    }
+
+    /// Small parts are spread where they are lent the values before them: the rows of
+    /// SnapDeals' apex tree, each taken after all the rows below it, each paying a copy of
+    /// those values, measured slower than on one thread.
+    fn spreads_small_parts(&self) -> bool {
+        LENT_VALUES.load(Ordering::Relaxed)
     }
 
     /// It keeps no names, and a part synthesized here appends its rows, values and
@@ -695,13 +785,10 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         if self.out_of_memory.is_none() {
             self.out_of_memory = other.out_of_memory;
         }
-        // A branch reads at most the values before its point elsewhere.
-        let held = other.held_before();
-        if held > at.aux {
-            self.misplaced.get_or_insert(at);
-            return;
-        }
-        if let Err(error) = self.vectors.append_branch(&other.vectors, at, held) {
+        if let Err(error) =
+            self.vectors
+                .append_branch(&other.vectors, at, held_elsewhere(&other.before))
+        {
             self.ran_out(error);
         }
     }

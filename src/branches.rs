@@ -22,9 +22,11 @@
 //! made by the pool's threads, or, for two branches or more and many values, one copy read
 //! by all the branches taken at that point ([`ConstraintSystem::branches`]): few values
 //! after a PoRep partition's shared variables; 5.9 million before a 32 GiB SnapDeals
-//! partition's challenges, and up to that before each row of its apex tree, which is why
-//! those rows go through [`spread_small_returning`]. Then fresh memory for what each branch
-//! adds, and one copy of that into the system. So a system that copies its branches in (a
+//! partition's challenges. Before each row of its apex tree there are up to as many, for a
+//! row of far fewer: those rows go through [`spread_small_returning`], where the assignment
+//! lends its branches its own values and takes them back when they are done, copying only
+//! what it allocated meanwhile ([`ConstraintSystem::lend_branches`]). Then fresh memory for
+//! what each branch adds, and one copy of that into the system. So a system that copies its branches in (a
 //! prover's assignment, a recorder) gets one branch per thread, each running consecutive
 //! parts one after another: on two threads half the parts are copied, not all but the
 //! first. A recording notes where each part's aux variables landed, as a branch per part
@@ -173,13 +175,14 @@ where
 }
 
 /// [`spread_returning`] for parts small beside what `cs` holds before them, such as a tree's
-/// rows, each spread after all the rows below it: where `cs` says they are not worth it
-/// ([`ConstraintSystem::spreads_small_parts`]: a prover's assignment, whose branches start
-/// from a copy of the values so far, one per branch or per spread) it returns
-/// [`Returned::Here`] with the parts untouched, and the caller runs them here. A recorder
-/// spreads them (the places it notes let the witness from its recording write them at
-/// once), and so does that witness, whose branches copy nothing (SnapDeals' apex tree:
-/// docs/performance.md).
+/// rows, each spread after all the rows below it: the branches are taken with
+/// [`ConstraintSystem::lend_branches`] (a prover's assignment lends them its values instead
+/// of copying them), and where `cs` says such parts are not worth spreading
+/// ([`ConstraintSystem::spreads_small_parts`]: a system whose branches start from a copy of
+/// the values so far) it returns [`Returned::Here`] with the parts untouched, and the caller
+/// runs them here. A recorder spreads them (the places it notes let the witness from its
+/// recording write them at once), and so does that witness, whose branches copy nothing
+/// (SnapDeals' apex tree: docs/performance.md).
 pub fn spread_small_returning<Scalar, CS, P, R, F>(
     cs: &mut CS,
     parts: Vec<P>,
@@ -323,14 +326,41 @@ where
     } else {
         parts.len().min(rayon::current_num_threads())
     };
+    // Small parts may be lent what the system holds; either way it is told when the
+    // branches are done, on every way out.
+    let branches = match small {
+        true => cs.lend_branches(runs - 1),
+        false => cs.branches(runs - 1),
+    };
+    let root = cs.get_root();
+    let spread = spread_over(root, branches, parts, runs, synthesize, relocate);
+    root.branches_done();
+    spread
+}
+
+/// [`spread_parts`] once `branches` are taken (or not) for `runs` runs of `parts`.
+fn spread_over<Scalar, CS, P, R, F>(
+    root: &mut CS,
+    branches: Option<Vec<CS>>,
+    parts: Vec<P>,
+    runs: usize,
+    synthesize: F,
+    relocate: bool,
+) -> Result<Returned<P, R>, SynthesisError>
+where
+    Scalar: PrimeField,
+    CS: ConstraintSystem<Scalar>,
+    P: Send,
+    R: Relocate + Send,
+    F: Fn(&mut CS, usize, P) -> Result<R, SynthesisError> + Sync,
+{
     // A system that hands back another number of branches than asked is taken as one that
     // cannot branch: every part must run exactly once.
-    let branches = match cs.branches(runs - 1) {
+    let branches = match branches {
         Some(branches) if branches.len() == runs - 1 => branches,
         _ => return Ok(Returned::Here(parts)),
     };
-    let root = cs.get_root();
-    if relocate && <CS::Root as ConstraintSystem<Scalar>>::landing(root, &branches[0]).is_none() {
+    if relocate && CS::landing(root, &branches[0]).is_none() {
         return Ok(Returned::Here(parts));
     }
     let mut runs = consecutive(parts, runs).into_iter();
@@ -345,13 +375,13 @@ where
                     let outcome = run(&mut branch, parts, &synthesize);
                     (branch, outcome)
                 })
-                .collect::<Vec<(CS::Root, Result<Vec<R>, SynthesisError>)>>()
+                .collect::<Vec<(CS, Result<Vec<R>, SynthesisError>)>>()
         },
     );
     let mut results = first?;
     for (branch, outcome) in others {
         let landing = match relocate {
-            true => <CS::Root as ConstraintSystem<Scalar>>::landing(root, &branch),
+            true => CS::landing(root, &branch),
             false => None,
         };
         root.extend(&branch);

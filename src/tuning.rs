@@ -89,6 +89,15 @@ pub fn set_shared_branch_values(on: bool) {
     crate::assignment::set_shared_values(on)
 }
 
+/// Turns a prover's assignment lending its aux values to the branches of small parts
+/// ([`bellpepper_core::ConstraintSystem::lend_branches`]: SnapDeals' apex rows, 65,536 values
+/// or more before them) off or back on, for the whole process. On by default; off, such
+/// branches are taken as others are, and direct synthesis keeps small parts on its own
+/// thread (each would pay a copy of the values before it), with the same results.
+pub fn set_lent_branch_values(on: bool) {
+    crate::assignment::set_lent_values(on)
+}
+
 /// Turns one branch per thread, each running consecutive parts, for a system that copies its
 /// branches in ([`crate::branches::spread`]) off or back on, for the whole process. On by
 /// default; off, such a system gets a branch per part, as a witness generator does, with the

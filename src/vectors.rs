@@ -171,34 +171,39 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
 
     /// Appends what `branch` added after `at`, where it was taken from these vectors (or what
     /// they grew into): its rows, its own variables' values and densities, and the marks it
-    /// set on the variables it shares with these. The branch's aux vector starts at variable
-    /// `aux_held_from` (the ones before it holds elsewhere). Nothing changes when memory runs
-    /// out.
+    /// set on the variables it shares with these. The branch's first aux values are `held`,
+    /// elsewhere (shared with other branches, or lent to its own), its aux vector holding
+    /// those after them. Nothing changes when memory runs out.
     pub(crate) fn append_branch(
         &mut self,
         branch: &Self,
         at: BranchPoint,
-        aux_held_from: usize,
+        held: &[Scalar],
     ) -> Result<(), Error> {
         // A sub-circuit from `new()` that never allocated its constant one has no inputs.
         let at = BranchPoint {
             inputs: at.inputs.min(branch.input_assignment.len()),
             aux: at.aux,
         };
-        let mut copies = [
-            (&mut self.a, &branch.a[..], "constraint values"),
-            (&mut self.b, &branch.b[..], "constraint values"),
-            (&mut self.c, &branch.c[..], "constraint values"),
-            (
-                &mut self.aux_assignment,
-                &branch.aux_assignment[at.aux - aux_held_from..],
-                "aux values",
-            ),
-        ];
+        // The branch's values after its point: those of its own it lent (a branch that took
+        // branches of its own and has them still) and those in its vector.
+        let lent = &held[at.aux.min(held.len())..];
+        let own = &branch.aux_assignment[at.aux.saturating_sub(held.len())..];
         // Every allocation first, so that running out of memory changes nothing. The
         // allocator grows each vector: the C library's moves a large one's pages without
         // copying them, and a new buffer filled by the pool's threads instead measured
         // slower under it (docs/performance.md).
+        reserve(
+            &mut self.aux_assignment,
+            lent.len() + own.len(),
+            "aux values",
+        )?;
+        let mut copies = [
+            (&mut self.a, &branch.a[..], "constraint values"),
+            (&mut self.b, &branch.b[..], "constraint values"),
+            (&mut self.c, &branch.c[..], "constraint values"),
+            (&mut self.aux_assignment, own, "aux values"),
+        ];
         for (mine, theirs, what) in copies.iter_mut() {
             reserve(mine, theirs.len(), what)?;
         }
@@ -221,6 +226,7 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
         )?;
         self.input_assignment
             .extend_from_slice(&branch.input_assignment[at.inputs..]);
+        copies[3].0.extend_from_slice(lent);
         if parallel_appends() {
             // The four copies at once, each by all the pool's threads (rayon's `par_extend`
             // writes in place): a branch's share of a partition, its pages faulted in by
@@ -254,13 +260,19 @@ pub(crate) fn concatenated<Scalar: Clone + Send + Sync>(
     let mut all = Vec::new();
     reserve(&mut all, pieces.iter().map(|piece| piece.len()).sum(), what)?;
     for piece in pieces {
-        if parallel_appends() {
-            all.par_extend(piece.par_iter().cloned());
-        } else {
-            all.extend_from_slice(piece);
-        }
+        append(&mut all, piece);
     }
     Ok(all)
+}
+
+/// `piece` after `all`'s values, copied by all the pool's threads where appends are; `all`
+/// has the room.
+pub(crate) fn append<Scalar: Clone + Send + Sync>(all: &mut Vec<Scalar>, piece: &[Scalar]) {
+    if parallel_appends() {
+        all.par_extend(piece.par_iter().cloned());
+    } else {
+        all.extend_from_slice(piece);
+    }
 }
 
 /// The first `len` bits of `density`, with their count.

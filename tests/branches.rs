@@ -60,6 +60,29 @@ impl SharedParts {
     }
 }
 
+/// `count` aux variables, the first and last of them added to `shared`, each used once, in
+/// one sum (a recording refuses an aux variable without a term).
+fn pad<CS: ConstraintSystem<Fr>>(
+    cs: &mut CS,
+    count: usize,
+    shared: &mut Vec<(Variable, Fr)>,
+) -> Result<(), SynthesisError> {
+    let mut sum = (LinearCombination::zero(), Fr::ZERO);
+    for i in 0..count {
+        let value = Fr::from(i as u64 + 2);
+        let padding = cs.alloc(|| "padding", || Ok(value))?;
+        if i == 0 || i + 1 == count {
+            shared.push((padding, value));
+        }
+        sum = (sum.0 + padding, sum.1 + value);
+    }
+    if count > 0 {
+        let total = cs.alloc(|| "sum", || Ok(sum.1))?;
+        cs.enforce(|| "sum", |_| sum.0, |lc| lc + CS::one(), |lc| lc + total);
+    }
+    Ok(())
+}
+
 impl Circuit<Fr> for SharedParts {
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         let top = RandomCircuit {
@@ -67,20 +90,7 @@ impl Circuit<Fr> for SharedParts {
             steps: 60,
         };
         let mut shared = vec![(CS::one(), Fr::ONE)];
-        // Each used once, in one sum (a recording refuses an aux variable without a term).
-        let mut sum = (LinearCombination::zero(), Fr::ZERO);
-        for i in 0..self.padding {
-            let value = Fr::from(i as u64 + 2);
-            let padding = cs.alloc(|| "padding", || Ok(value))?;
-            if i == 0 || i + 1 == self.padding {
-                shared.push((padding, value));
-            }
-            sum = (sum.0 + padding, sum.1 + value);
-        }
-        if self.padding > 0 {
-            let total = cs.alloc(|| "sum", || Ok(sum.1))?;
-            cs.enforce(|| "sum", |_| sum.0, |lc| lc + CS::one(), |lc| lc + total);
-        }
+        pad(cs, self.padding, &mut shared)?;
         shared.extend(top.lay_out_over(cs, &shared)?);
         let part = |cs: &mut CS::Root, i: usize| {
             let i = if self.reversed { self.parts - 1 - i } else { i };
@@ -144,9 +154,12 @@ struct Tree {
     seed: u64,
     /// A power of two.
     leaves: usize,
-    /// The rows through `spread_small_returning` (not spread where a branch copies the
+    /// The rows through `spread_small_returning` (a prover's assignment lends them the
     /// values so far), as storage-proofs-update's apex rows under the recipe.
     small: bool,
+    /// Aux variables before the leaves (`SharedParts::padding`): from 65,536 a prover's
+    /// assignment lends its values to the branches of small parts.
+    padding: usize,
 }
 
 impl Tree {
@@ -194,6 +207,7 @@ impl Circuit<Fr> for Tree {
             steps: 30,
         };
         let mut shared = vec![(CS::one(), Fr::ONE)];
+        pad(cs, self.padding, &mut shared)?;
         shared.extend(top.lay_out_over(cs, &shared)?);
         let mut row = (0..self.leaves)
             .map(|i| {
@@ -351,29 +365,30 @@ fn spread_parts_equal_the_sequential_reference_on_any_number_of_threads() {
 /// tree: the outputs, aux variables and inputs of branches, name where they landed.
 #[test]
 fn a_tree_of_spread_rows_equals_the_sequential_reference_on_any_number_of_threads() {
-    for (seed, leaves) in [(1, 8), (2, 16), (3, 2)] {
+    for (seed, leaves, padding) in [(1, 8, 0), (2, 16, 0), (3, 2, 0), (4, 8, 1 << 16)] {
         for small in [false, true] {
             same_on_any_number_of_threads(
                 Tree {
                     seed,
                     leaves,
                     small,
+                    padding,
                 },
-                &format!("tree {leaves}, seed {seed}, small {small}"),
+                &format!("tree {leaves}, seed {seed}, small {small}, padding {padding}"),
             );
         }
     }
 }
 
-/// Rows spread as small parts: a direct synthesis keeps them in the system, but a recording
-/// (of the structure, or a first member's) places them as the rows spread anywhere, so the
-/// witness from it spreads them.
+/// Rows spread as small parts: a recording (of the structure, or a first member's) places
+/// them as the rows spread anywhere, so the witness from it spreads them.
 #[test]
 fn small_rows_are_placed_by_every_recording_made_on_threads() {
     let tree = |small| Tree {
         seed: 4,
         leaves: 8,
         small,
+        padding: 0,
     };
     let spread = recorded_parts(
         &on_threads(2, || Recording::record(tree(false)).unwrap()),
@@ -748,6 +763,77 @@ fn branches_read_the_values_before_them_where_they_lie() {
         assert_eq!(alone.a, vec![Fr::from(3)], "{what}");
         assert_eq!(alone.c, vec![Fr::from(25)], "{what}");
     }
+}
+
+/// Branches for small parts read the values their assignment lent them (from 65,536 values
+/// on) while it goes on in place itself; a branch that lent its own, appended before its
+/// branches are gone, brings the values it lent; once the branches are done the assignment
+/// holds all its values again. Each way, the sequential run's vectors.
+#[test]
+fn lent_values_are_read_in_place_and_taken_back() {
+    fn square(cs: &mut ProvingAssignment<Fr>, x: Variable, value: u64) -> Variable {
+        let y = cs.alloc(|| "y", || Ok(Fr::from(value * value))).unwrap();
+        cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+        y
+    }
+    for padding in [0, 1 << 16] {
+        let what = format!("{padding} values before the branches");
+        let start = || {
+            let mut cs = ProvingAssignment::<Fr>::default();
+            cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+            for _ in 0..padding {
+                cs.alloc(|| "padding", || Ok(Fr::from(7))).unwrap();
+            }
+            let x = cs.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
+            (cs, x)
+        };
+        let (mut sequential, x) = start();
+        let y = square(&mut sequential, x, 3);
+        square(&mut sequential, y, 9);
+        for value in [9, 81, 3, 9, 3] {
+            square(&mut sequential, x, value);
+        }
+        let sequential = sequential.into_vectors().unwrap();
+
+        // The system's own part while its values are lent, a branch's part, then one more.
+        let (mut cs, x) = start();
+        let mut branches = cs.lend_branches(2).expect("an assignment branches");
+        let lent = cs.vectors().aux_assignment.len() < cs.shape().aux;
+        assert_eq!(lent, padding > 0, "{what}");
+        let y = square(&mut cs, x, 3);
+        // The system reads what it lent, and what it allocated since.
+        square(&mut cs, y, 9);
+        square(&mut branches[0], x, 9);
+        square(&mut branches[1], x, 81);
+        cs.extend(&branches[0]);
+        cs.extend(&branches[1]);
+        drop(branches);
+        cs.branches_done();
+        let shape = cs.shape();
+        assert_eq!(cs.vectors().aux_assignment.len(), shape.aux, "{what}");
+
+        // A branch holding all its values lends them to its own and is appended with them
+        // still lent.
+        let mut second = cs.branches(1).expect("an assignment branches").remove(0);
+        square(&mut second, x, 3);
+        let mut nested = second.lend_branches(1).expect("a branch branches");
+        square(&mut second, x, 9);
+        square(&mut nested[0], x, 3);
+        second.extend(&nested[0]);
+        cs.extend(&second);
+        assert_same(&cs.into_vectors().unwrap(), &sequential, &what);
+    }
+    // A spread of small parts takes back what it lent.
+    let tree = Tree {
+        seed: 5,
+        leaves: 4,
+        small: true,
+        padding: 1 << 16,
+    };
+    let mut cs = ProvingAssignment::<Fr>::default();
+    cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    on_threads(2, || tree.synthesize(&mut cs)).unwrap();
+    assert_eq!(cs.vectors().aux_assignment.len(), cs.shape().aux);
 }
 
 /// A sub-circuit from `new()` that never allocated the constant one (so has no inputs)

@@ -357,26 +357,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
     /// member's assignment then shares one copy of its values where that saves copies).
     fn branches(&self, count: usize) -> Option<Vec<Self>> {
         let companions = self.companion.branches(count)?;
-        let branches = companions
-            .into_iter()
-            .map(|companion| Recorder {
-                inputs: self.inputs,
-                aux: self.aux,
-                matrices: Default::default(),
-                dictionary: Dictionary::new(),
-                lcs: self.lcs.like(),
-                fault: None,
-                companion,
-                branched_at: Some(BranchPoint {
-                    inputs: self.inputs,
-                    aux: self.aux,
-                }),
-                parts: Vec::new(),
-                starts: Vec::new(),
-            })
-            .collect::<Vec<_>>();
-        // A companion handing back another number than asked: no branches.
-        (branches.len() == count).then_some(branches)
+        self.branches_with(companions, count)
     }
 
     /// It keeps no names, and a part recorded here numbers its variables where `extend`
@@ -385,10 +366,22 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         true
     }
 
-    /// Its branches copy no values of their own (a first member's companion does), and the
-    /// places it notes let every witness from the recording spread the parts.
+    /// Its branches copy no values of their own (a first member's companion lends them its
+    /// own for small parts), and the places it notes let every witness from the recording
+    /// spread the parts.
     fn spreads_small_parts(&self) -> bool {
         true
+    }
+
+    /// Branches as [`Self::branches`] has them, the companion's for small parts.
+    fn lend_branches(&mut self, count: usize) -> Option<Vec<Self>> {
+        let companions = self.companion.lend_branches(count)?;
+        self.branches_with(companions, count)
+    }
+
+    /// The companion takes back what it lent.
+    fn branches_done(&mut self) {
+        self.companion.branches_done();
     }
 
     /// Notes where the part begins, so it is recorded as a part of its own: a recording
@@ -492,6 +485,30 @@ fn spread_parts(
 }
 
 impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
+    /// Branches of this recorder, one per companion taken for them.
+    fn branches_with(&self, companions: Vec<V>, count: usize) -> Option<Vec<Self>> {
+        let branches = companions
+            .into_iter()
+            .map(|companion| Recorder {
+                inputs: self.inputs,
+                aux: self.aux,
+                matrices: Default::default(),
+                dictionary: Dictionary::new(),
+                lcs: self.lcs.like(),
+                fault: None,
+                companion,
+                branched_at: Some(BranchPoint {
+                    inputs: self.inputs,
+                    aux: self.aux,
+                }),
+                parts: Vec::new(),
+                starts: Vec::new(),
+            })
+            .collect::<Vec<_>>();
+        // A companion handing back another number than asked: no branches.
+        (branches.len() == count).then_some(branches)
+    }
+
     /// Where the own variables of a branch taken at `at` (or of a sub-circuit from `new()`)
     /// land when appended now: after ours, its input 0 (the constant one) being ours.
     fn landing_at(&self, at: BranchPoint) -> Landing {
