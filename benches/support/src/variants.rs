@@ -52,6 +52,9 @@ pub struct Variant {
     /// Whether branches of a prover's assignment read the values before them from one copy
     /// shared by all (else each copies them).
     pub shared_values: bool,
+    /// Whether a prover's assignment lends its values to the branches of small parts (and
+    /// so spreads them).
+    pub lent_values: bool,
     /// Whether rows evaluated over recycled vectors are written with streaming stores.
     pub streamed_rows: bool,
     /// Whether witness values are classified as they are written (else by evaluation).
@@ -107,6 +110,7 @@ impl Variant {
         tuning::set_branches(self.branches);
         tuning::set_branch_per_thread(self.branch_per_thread);
         tuning::set_shared_branch_values(self.shared_values);
+        tuning::set_lent_branch_values(self.lent_values);
         tuning::set_streamed_rows(self.streamed_rows);
         tuning::set_classify_as_written(self.classify_as_written);
         let result = if self.one_thread {
@@ -120,6 +124,7 @@ impl Variant {
         tuning::set_branches(true);
         tuning::set_branch_per_thread(true);
         tuning::set_shared_branch_values(true);
+        tuning::set_lent_branch_values(true);
         tuning::set_streamed_rows(true);
         tuning::set_classify_as_written(true);
         result
@@ -179,6 +184,7 @@ const fn direct(
         branches: true,
         branch_per_thread: true,
         shared_values: true,
+        lent_values: true,
         streamed_rows: true,
         classify_as_written: true,
     }
@@ -201,6 +207,7 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         branches: true,
         branch_per_thread: true,
         shared_values: true,
+        lent_values: true,
         streamed_rows: true,
         classify_as_written: true,
     }
@@ -220,7 +227,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 40] = [
+pub const VARIANTS: [Variant; 44] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -348,6 +355,29 @@ pub const VARIANTS: [Variant; 40] = [
         ..direct(
             "default-branch-per-part-copied-values",
             "as default-branch-per-part, each branch with a copy of the values before it",
+            true,
+            EvalKernel::BitValues,
+            false,
+            GadgetSet::Synthpool,
+        )
+    },
+    Variant {
+        lent_values: false,
+        ..direct(
+            "default-no-lending",
+            "as default, small parts (SnapDeals' apex rows) kept in the system, not spread over branches lent its values",
+            true,
+            EvalKernel::BitValues,
+            false,
+            GadgetSet::Synthpool,
+        )
+    },
+    Variant {
+        branch_per_thread: false,
+        lent_values: false,
+        ..direct(
+            "default-branch-per-part-no-lending",
+            "as default-branch-per-part, small parts kept in the system",
             true,
             EvalKernel::BitValues,
             false,
@@ -556,6 +586,29 @@ pub const VARIANTS: [Variant; 40] = [
         ..precompiled(
             "dropin-cold-branch-per-part-copied-values",
             "as dropin-cold-branch-per-part, each branch's companion with a copy of the values before it",
+            Path::DropIn {
+                warm: false,
+                retained: false,
+            },
+        )
+    },
+    Variant {
+        lent_values: false,
+        ..precompiled(
+            "dropin-cold-no-lending",
+            "as dropin-cold, the companion's branches for small parts with a copy of the values before them",
+            Path::DropIn {
+                warm: false,
+                retained: false,
+            },
+        )
+    },
+    Variant {
+        branch_per_thread: false,
+        lent_values: false,
+        ..precompiled(
+            "dropin-cold-branch-per-part-no-lending",
+            "as dropin-cold-branch-per-part, the companion's branches for small parts with a copy of the values before them",
             Path::DropIn {
                 warm: false,
                 retained: false,
