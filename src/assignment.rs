@@ -85,6 +85,12 @@ pub(crate) fn set_lent_values(on: bool) {
     LENT_VALUES.store(on, Ordering::Relaxed);
 }
 
+/// Threads from which a prover's assignment spreads small parts. On two a row's one branch
+/// saves half the row and copies that half into fresh pages, which measured slower than the
+/// row in place (docs/performance.md); on more the time saved grows with the threads while
+/// the copies stay one per row, made by all of them.
+const SMALL_PARTS_FROM_THREADS: usize = 3;
+
 /// The aux values a branch reads from the copy it shares (none where it holds its own).
 fn held_elsewhere<Scalar>(before: &Option<Arc<Vec<Scalar>>>) -> &[Scalar] {
     before.as_deref().map_or(&[], |before| &before[..])
@@ -742,11 +748,11 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         self.take_back();
     }
 
-    /// Small parts are spread where they are lent the values before them: the rows of
-    /// SnapDeals' apex tree, each taken after all the rows below it, each paying a copy of
-    /// those values, measured slower than on one thread.
+    /// Small parts (the rows of SnapDeals' apex tree) are spread where they are lent the
+    /// values before them, from three threads on (`SMALL_PARTS_FROM_THREADS`).
     fn spreads_small_parts(&self) -> bool {
         LENT_VALUES.load(Ordering::Relaxed)
+            && rayon::current_num_threads() >= SMALL_PARTS_FROM_THREADS
     }
 
     /// It keeps no names, and a part synthesized here appends its rows, values and

@@ -227,7 +227,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 44] = [
+pub const VARIANTS: [Variant; 43] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -365,19 +365,7 @@ pub const VARIANTS: [Variant; 44] = [
         lent_values: false,
         ..direct(
             "default-no-lending",
-            "as default, small parts (SnapDeals' apex rows) kept in the system, not spread over branches lent its values",
-            true,
-            EvalKernel::BitValues,
-            false,
-            GadgetSet::Synthpool,
-        )
-    },
-    Variant {
-        branch_per_thread: false,
-        lent_values: false,
-        ..direct(
-            "default-branch-per-part-no-lending",
-            "as default-branch-per-part, small parts kept in the system",
+            "as default, small parts (SnapDeals' apex rows) kept in the system on three threads or more, not spread over branches lent its values (on two they are kept either way)",
             true,
             EvalKernel::BitValues,
             false,
