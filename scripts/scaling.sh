@@ -8,9 +8,9 @@
 # after`: the witness values classified by evaluation, read back from memory, to see what
 # classifying them as they are written saves there; with `CIRCUIT=snap` also
 # `default-no-lending`: the apex rows kept in place in direct synthesis, which spreads them
-# from three threads on), each thread count in a process of its own. For machines with more cores than a
-# two-core development VM that have no Rust toolchain (a GPU prover's host): only the
-# binary goes there.
+# from three threads on), each thread count in a process of its own. For machines with
+# more cores than a two-core development VM that have no Rust toolchain (a GPU prover's
+# host): only the binary goes there.
 #
 #   scripts/scaling.sh build
 #       builds the bench here and copies it, stripped, to target/scaling/synth_only

@@ -211,10 +211,11 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         Ok(vectors)
     }
 
-    /// Takes back the values lent to branches that are gone ([`ConstraintSystem::lend_branches`]),
-    /// the ones allocated since then appended to them (a copy of those, not of the ones
-    /// lent). Where branches hold them still, or memory for the copy cannot be had, the
-    /// values stay where they are, read in two places.
+    /// Holds all its aux values in its own vector again where no one else reads the first
+    /// ones any more (lent to branches now gone, [`ConstraintSystem::lend_branches`], or a
+    /// branch's shared copy its siblings dropped): those after them are appended to them (a
+    /// copy of those, not of the first). Where others read them still, or memory for the
+    /// copy cannot be had, the values stay where they are, read in two places.
     fn take_back(&mut self) {
         let Some(before) = self.before.take() else {
             return;

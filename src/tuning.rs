@@ -93,7 +93,8 @@ pub fn set_shared_branch_values(on: bool) {
 /// ([`bellpepper_core::ConstraintSystem::lend_branches`]: SnapDeals' apex rows, 65,536 values
 /// or more before them) off or back on, for the whole process. On by default; off, such
 /// branches are taken as others are, and direct synthesis keeps small parts on its own
-/// thread (each would pay a copy of the values before it), with the same results.
+/// thread (each would pay a copy of the values before it; on two threads it does either
+/// way), with the same results.
 pub fn set_lent_branch_values(on: bool) {
     crate::assignment::set_lent_values(on)
 }
