@@ -701,39 +701,42 @@ fn a_branch_extended_into_another_system_is_refused() {
     assert_eq!(big.into_vectors().unwrap().a, vec![Fr::from(3)]);
 }
 
+/// An assignment with its constant one, `padding` aux values of 7, then `x` = 3.
+fn padded(padding: usize) -> (ProvingAssignment<Fr>, Variable) {
+    let mut cs = ProvingAssignment::<Fr>::default();
+    cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    for _ in 0..padding {
+        cs.alloc(|| "padding", || Ok(Fr::from(7))).unwrap();
+    }
+    let x = cs.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
+    (cs, x)
+}
+
+/// `y` = `value` squared, constrained as `x * x = y` (whatever `x` holds).
+fn square(cs: &mut ProvingAssignment<Fr>, x: Variable, value: u64) -> Variable {
+    let y = cs.alloc(|| "y", || Ok(Fr::from(value * value))).unwrap();
+    cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+    y
+}
+
 /// Branches of a prover's assignment taken at once read the values before them (a copy in
 /// each, or from 65,536 values on one copy for all); a branch of a branch reads its
 /// system's values and that branch's own; appended in order they give the sequential run's
 /// vectors, and a branch's own vectors hold every value.
 #[test]
 fn branches_read_the_values_before_them_where_they_lie() {
-    fn square(cs: &mut ProvingAssignment<Fr>, x: Variable, value: u64) -> Variable {
-        let y = cs.alloc(|| "y", || Ok(Fr::from(value * value))).unwrap();
-        cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
-        y
-    }
     fn product(cs: &mut ProvingAssignment<Fr>, x: Variable, z: Variable, value: u64) {
         let w = cs.alloc(|| "w", || Ok(Fr::from(value))).unwrap();
         cs.enforce(|| "z * x = w", |lc| lc + z, |lc| lc + x, |lc| lc + w);
     }
     for padding in [0, 1 << 16] {
-        let start = || {
-            let mut cs = ProvingAssignment::<Fr>::default();
-            cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-            for _ in 0..padding {
-                cs.alloc(|| "padding", || Ok(Fr::from(7))).unwrap();
-            }
-            let x = cs.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
-            (cs, x)
-        };
-
-        let (mut sequential, x) = start();
+        let (mut sequential, x) = padded(padding);
         square(&mut sequential, x, 3);
         let z = square(&mut sequential, x, 3);
         product(&mut sequential, x, z, 27);
         product(&mut sequential, x, z, 27);
 
-        let (mut cs, x) = start();
+        let (mut cs, x) = padded(padding);
         let mut branches = cs.branches(3).expect("an assignment branches");
         let mut alone = branches.pop().unwrap();
         let mut second = branches.pop().unwrap();
@@ -771,23 +774,9 @@ fn branches_read_the_values_before_them_where_they_lie() {
 /// holds all its values again. Each way, the sequential run's vectors.
 #[test]
 fn lent_values_are_read_in_place_and_taken_back() {
-    fn square(cs: &mut ProvingAssignment<Fr>, x: Variable, value: u64) -> Variable {
-        let y = cs.alloc(|| "y", || Ok(Fr::from(value * value))).unwrap();
-        cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
-        y
-    }
     for padding in [0, 1 << 16] {
         let what = format!("{padding} values before the branches");
-        let start = || {
-            let mut cs = ProvingAssignment::<Fr>::default();
-            cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-            for _ in 0..padding {
-                cs.alloc(|| "padding", || Ok(Fr::from(7))).unwrap();
-            }
-            let x = cs.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
-            (cs, x)
-        };
-        let (mut sequential, x) = start();
+        let (mut sequential, x) = padded(padding);
         let y = square(&mut sequential, x, 3);
         square(&mut sequential, y, 9);
         for value in [9, 81, 3, 9, 3] {
@@ -796,7 +785,7 @@ fn lent_values_are_read_in_place_and_taken_back() {
         let sequential = sequential.into_vectors().unwrap();
 
         // The system's own part while its values are lent, a branch's part, then one more.
-        let (mut cs, x) = start();
+        let (mut cs, x) = padded(padding);
         let mut branches = cs.lend_branches(2).expect("an assignment branches");
         let lent = cs.vectors().aux_assignment.len() < cs.shape().aux;
         assert_eq!(lent, padding > 0, "{what}");
