@@ -333,74 +333,58 @@ where
         false => cs.branches(runs - 1),
     };
     let root = cs.get_root();
-    let spread = spread_over(root, branches, parts, runs, synthesize, relocate);
+    let spread = (|| {
+        // A system that hands back another number of branches than asked is taken as one
+        // that cannot branch: every part must run exactly once.
+        let branches = match branches {
+            Some(branches) if branches.len() == runs - 1 => branches,
+            _ => return Ok(Returned::Here(parts)),
+        };
+        if relocate && <CS::Root as ConstraintSystem<Scalar>>::landing(root, &branches[0]).is_none()
+        {
+            return Ok(Returned::Here(parts));
+        }
+        let mut runs = consecutive(parts, runs).into_iter();
+        let first = runs.next().expect("two runs or more");
+        let (first, others) = rayon::join(
+            || run(root, first, &synthesize),
+            || {
+                branches
+                    .into_par_iter()
+                    .zip(runs.collect::<Vec<_>>())
+                    .map(|(mut branch, parts)| {
+                        let outcome = run(&mut branch, parts, &synthesize);
+                        (branch, outcome)
+                    })
+                    .collect::<Vec<(CS::Root, Result<Vec<R>, SynthesisError>)>>()
+            },
+        );
+        let mut results = first?;
+        for (branch, outcome) in others {
+            let landing = match relocate {
+                true => <CS::Root as ConstraintSystem<Scalar>>::landing(root, &branch),
+                false => None,
+            };
+            root.extend(&branch);
+            let returned = outcome?;
+            match landing {
+                Some(landing) => {
+                    for result in returned {
+                        results.push(result.relocate(&landing)?);
+                    }
+                }
+                None if relocate => {
+                    return Err(SynthesisError::IncompatibleLengthVector(
+                        "the system no longer says where a branch's variables land".into(),
+                    ))
+                }
+                None => results.extend(returned),
+            }
+        }
+        Ok(Returned::Done(results))
+    })();
     root.branches_done();
     spread
-}
-
-/// [`spread_parts`] once `branches` are taken (or not) for `runs` runs of `parts`.
-fn spread_over<Scalar, CS, P, R, F>(
-    root: &mut CS,
-    branches: Option<Vec<CS>>,
-    parts: Vec<P>,
-    runs: usize,
-    synthesize: F,
-    relocate: bool,
-) -> Result<Returned<P, R>, SynthesisError>
-where
-    Scalar: PrimeField,
-    CS: ConstraintSystem<Scalar>,
-    P: Send,
-    R: Relocate + Send,
-    F: Fn(&mut CS, usize, P) -> Result<R, SynthesisError> + Sync,
-{
-    // A system that hands back another number of branches than asked is taken as one that
-    // cannot branch: every part must run exactly once.
-    let branches = match branches {
-        Some(branches) if branches.len() == runs - 1 => branches,
-        _ => return Ok(Returned::Here(parts)),
-    };
-    if relocate && CS::landing(root, &branches[0]).is_none() {
-        return Ok(Returned::Here(parts));
-    }
-    let mut runs = consecutive(parts, runs).into_iter();
-    let first = runs.next().expect("two runs or more");
-    let (first, others) = rayon::join(
-        || run(root, first, &synthesize),
-        || {
-            branches
-                .into_par_iter()
-                .zip(runs.collect::<Vec<_>>())
-                .map(|(mut branch, parts)| {
-                    let outcome = run(&mut branch, parts, &synthesize);
-                    (branch, outcome)
-                })
-                .collect::<Vec<(CS, Result<Vec<R>, SynthesisError>)>>()
-        },
-    );
-    let mut results = first?;
-    for (branch, outcome) in others {
-        let landing = match relocate {
-            true => CS::landing(root, &branch),
-            false => None,
-        };
-        root.extend(&branch);
-        let returned = outcome?;
-        match landing {
-            Some(landing) => {
-                for result in returned {
-                    results.push(result.relocate(&landing)?);
-                }
-            }
-            None if relocate => {
-                return Err(SynthesisError::IncompatibleLengthVector(
-                    "the system no longer says where a branch's variables land".into(),
-                ))
-            }
-            None => results.extend(returned),
-        }
-    }
-    Ok(Returned::Done(results))
 }
 
 /// Synthesizes `parts` (numbered as the caller's list numbers them) one after another in
