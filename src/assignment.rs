@@ -195,18 +195,13 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         if let Some(error) = self.fault() {
             return Err(error);
         }
-        let mut vectors = self.vectors;
-        if let Some(before) = self.before {
-            vectors.aux_assignment = match Arc::try_unwrap(before) {
-                Ok(mut all) => {
-                    reserve(&mut all, vectors.aux_assignment.len(), "aux values")?;
-                    append(&mut all, &vectors.aux_assignment);
-                    all
-                }
-                Err(before) => {
-                    concatenated(&[&before[..], &vectors.aux_assignment[..]], "aux values")?
-                }
-            };
+        // The first values back where no one else reads them; else a copy of them.
+        let mut assignment = self;
+        assignment.take_back();
+        let mut vectors = assignment.vectors;
+        if let Some(before) = assignment.before {
+            vectors.aux_assignment =
+                concatenated(&[&before[..], &vectors.aux_assignment[..]], "aux values")?;
         }
         Ok(vectors)
     }
