@@ -226,7 +226,7 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
         )?;
         self.input_assignment
             .extend_from_slice(&branch.input_assignment[at.inputs..]);
-        copies[3].0.extend_from_slice(lent);
+        append(copies[3].0, lent);
         if parallel_appends() {
             // The four copies at once, each by all the pool's threads (rayon's `par_extend`
             // writes in place): a branch's share of a partition, its pages faulted in by
