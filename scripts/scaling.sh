@@ -54,6 +54,9 @@ run() {
         cores=$(nproc)
         while ((t <= cores)); do threads+=("$t"); t=$((t * 2)); done
     fi
+    for t in "${threads[@]}"; do
+        [[ $t =~ ^[1-9][0-9]*$ ]] || usage
+    done
     local circuit=${CIRCUIT:-porep}
     [[ $circuit == porep || $circuit == snap ]] || usage
     local out=${OUT:-$BIN/out}
@@ -68,7 +71,6 @@ run() {
     fi
     : > "$summary"
     for t in "${threads[@]}"; do
-        [[ $t =~ ^[1-9][0-9]*$ ]] || usage
         echo "== $circuit x$challenges on $t threads" | tee -a "$out/scaling.log"
         RAYON_NUM_THREADS=$t SYNTH_CIRCUITS=$circuit SYNTH_SIZE=$challenges SYNTH_REPS=3 \
             SYNTH_BATCHES=0 SYNTH_CRITERION=0 SYNTH_REPORT="$out/$circuit-$t.json" \
