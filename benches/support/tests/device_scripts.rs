@@ -29,10 +29,10 @@ fn run(name: &str, args: &[&str], circuit: Option<&str>) -> (Option<i32>, String
     if let Some(circuit) = circuit {
         command.env("CIRCUIT", circuit);
     }
-    let out = command.output().expect("bash runs");
+    let output = command.output().expect("bash runs");
     (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
 
@@ -80,12 +80,12 @@ fn scaling_runs_only_the_benchs_variants_and_circuits() {
 #[test]
 fn the_scripts_parse_and_refuse_bad_arguments_before_running_anything() {
     for name in ["scaling.sh", "gpu-check.sh"] {
-        let out = Command::new("bash")
+        let parsed = Command::new("bash")
             .arg("-n")
             .arg(script(name))
             .output()
             .expect("bash runs");
-        assert!(out.status.success(), "{name}: {out:?}");
+        assert!(parsed.status.success(), "{name}: {parsed:?}");
     }
     let refused = [
         ("scaling.sh", &[][..], None),
