@@ -9,8 +9,10 @@
 #
 #   scripts/gpu-builds.sh
 #
-# nvcc comes from scripts/cuda-toolkit.sh; the OpenCL headers and ICD loader from Debian's
-# packages (ocl-icd-opencl-dev, opencl-headers), installed with apt-get when missing.
+# nvcc comes from scripts/cuda-toolkit.sh, each kernel that bellperson's and neptune's build
+# scripts generate compiled once (scripts/nvcc-once.sh); the OpenCL headers and ICD loader
+# from Debian's packages (ocl-icd-opencl-dev, opencl-headers), installed with apt-get when
+# missing.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,6 +32,13 @@ fi
 
 eval "$(scripts/cuda-toolkit.sh)"
 nvcc --version | tail -n 2 >&2
+# The kernels bellperson's and neptune's build scripts generate, compiled once each however
+# many of the builds below generate them (scripts/nvcc-once.sh).
+SYNTHPOOL_NVCC=$(command -v nvcc)
+export SYNTHPOOL_NVCC SYNTHPOOL_NVCC_CACHE=$ROOT/target/nvcc-once/kernels
+mkdir -p target/nvcc-once/bin
+ln -sfn "$ROOT/scripts/nvcc-once.sh" target/nvcc-once/bin/nvcc
+export PATH=$ROOT/target/nvcc-once/bin:$PATH
 
 lint() {
     step "clippy $*"
