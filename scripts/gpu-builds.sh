@@ -34,7 +34,7 @@ eval "$(scripts/cuda-toolkit.sh)"
 nvcc --version | tail -n 2 >&2
 # The kernels bellperson's and neptune's build scripts generate, compiled once each however
 # many of the builds below generate them (scripts/nvcc-once.sh).
-SYNTHPOOL_NVCC=$(command -v nvcc)
+SYNTHPOOL_NVCC=$CUDA_PATH/bin/nvcc
 export SYNTHPOOL_NVCC SYNTHPOOL_NVCC_CACHE=$ROOT/target/nvcc-once/kernels
 mkdir -p target/nvcc-once/bin
 ln -sfn "$ROOT/scripts/nvcc-once.sh" target/nvcc-once/bin/nvcc

@@ -18,6 +18,10 @@ set -euo pipefail
 
 real=${SYNTHPOOL_NVCC:?nvcc-once: SYNTHPOOL_NVCC must name the real nvcc}
 cache=${SYNTHPOOL_NVCC_CACHE:?nvcc-once: SYNTHPOOL_NVCC_CACHE must name the cache directory}
+if [[ $(realpath "$real") == $(realpath "$0") ]]; then
+    echo "nvcc-once: SYNTHPOOL_NVCC is this script ($real), not nvcc" >&2
+    exit 2
+fi
 
 args=("$@")
 n=${#args[@]}

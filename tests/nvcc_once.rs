@@ -3,7 +3,7 @@
 //! `.cu` without includes to a `.fatbin`) is compiled once per source, options, nvcc and
 //! flags from the environment, and every later build gets the same bytes; anything else, a
 //! source that includes headers among it, goes to nvcc every time with its arguments as
-//! given; a failed compile fails the call and keeps nothing.
+//! given; a failed compile fails the call and keeps nothing; pointed at itself, it refuses.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -144,4 +144,22 @@ fn a_generated_kernel_is_compiled_once_and_everything_else_every_time() {
     assert_eq!(kit.compiles(), before + 1, "a failed compile was kept");
     assert!(kit.kernel(OPTIONS, "10.fatbin", &broken, &[]));
     assert_eq!(kit.compiles(), before + 1);
+
+    // Pointed at itself (its directory first on PATH, say), it refuses instead of calling
+    // itself for ever.
+    let itself = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/nvcc-once.sh");
+    let loop_ = kit.path("bin-loop/nvcc");
+    fs::create_dir_all(loop_.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&itself, &loop_).unwrap();
+    // Under `timeout`, so that a loop fails the test instead of hanging it.
+    let refused = Command::new("timeout")
+        .arg("20")
+        .arg(&loop_)
+        .args(["--fatbin", "--output-file", "11.fatbin", "a.cu"])
+        .env("SYNTHPOOL_NVCC", &loop_)
+        .env("SYNTHPOOL_NVCC_CACHE", kit.path("cache"))
+        .output()
+        .expect("nvcc-once.sh runs");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is this script"));
 }
