@@ -4,7 +4,10 @@
 # compiled once per cache directory, however many builds generate it. Those kernels are one
 # self-contained file (no #include), generated afresh by every build of the crate: a fatbin
 # takes nvcc 4 to 8 minutes on two cores, and CI builds the same kernels in up to six
-# configurations (features, the root's and the kits' target directories).
+# configurations (features, the root's and the kits' target directories). ec-gpu-gen lists
+# its fields and multiexps in hash sets, so bellperson's kernel comes out in one of a few
+# orders, each a source of its own here: a build finds its kernel compiled where an earlier
+# one drew the same order (neptune's, one field, always).
 #
 #   SYNTHPOOL_NVCC=/path/to/nvcc SYNTHPOOL_NVCC_CACHE=DIR nvcc ARGS...
 #
