@@ -10,6 +10,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The script under test.
+fn script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/nvcc-once.sh")
+}
+
 struct Kit {
     root: PathBuf,
 }
@@ -60,8 +65,7 @@ impl Kit {
     }
 
     fn run(&self, args: &[&str], env: &[(&str, &str)]) -> bool {
-        let mut command =
-            Command::new(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/nvcc-once.sh"));
+        let mut command = Command::new(script());
         command
             .args(args)
             .env("SYNTHPOOL_NVCC", self.path("bin/nvcc"))
@@ -147,10 +151,9 @@ fn a_generated_kernel_is_compiled_once_and_everything_else_every_time() {
 
     // Pointed at itself (its directory first on PATH, say), it refuses instead of calling
     // itself for ever.
-    let itself = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/nvcc-once.sh");
     let loop_ = kit.path("bin-loop/nvcc");
     fs::create_dir_all(loop_.parent().unwrap()).unwrap();
-    std::os::unix::fs::symlink(&itself, &loop_).unwrap();
+    std::os::unix::fs::symlink(script(), &loop_).unwrap();
     // Under `timeout`, so that a loop fails the test instead of hanging it.
     let refused = Command::new("timeout")
         .arg("20")
