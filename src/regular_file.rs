@@ -3,14 +3,14 @@
 //! name returns at once instead of waiting for a writer, and refused unless it is a regular
 //! file, judged on the open file itself (no window between a check and the open).
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, Metadata, OpenOptions};
 use std::path::Path;
 
 use crate::{Error, FileProblem};
 
-/// Opens `path` for reading: the file and its length, or an error naming it when it cannot
-/// be opened or is not a regular file.
-pub(crate) fn open(path: &Path) -> Result<(File, u64), Error> {
+/// Opens `path` for reading: the file and what it was when opened (its length, its times),
+/// or an error naming it when it cannot be opened or is not a regular file.
+pub(crate) fn open(path: &Path) -> Result<(File, Metadata), Error> {
     let fail = |problem| Error::file(path, problem);
     let mut options = OpenOptions::new();
     options.read(true);
@@ -34,7 +34,7 @@ pub(crate) fn open(path: &Path) -> Result<(File, u64), Error> {
     if !metadata.is_file() {
         return Err(fail(FileProblem::NotRegular));
     }
-    Ok((file, metadata.len()))
+    Ok((file, metadata))
 }
 
 #[cfg(test)]
@@ -50,7 +50,11 @@ mod tests {
                 problem: FileProblem::NotRegular,
                 ..
             }) => {}
-            other => panic!("{}: {:?}", path.display(), other.map(|(_, len)| len)),
+            other => panic!(
+                "{}: {:?}",
+                path.display(),
+                other.map(|(_, seen)| seen.len())
+            ),
         };
         refused(&dir);
         #[cfg(unix)]
@@ -63,7 +67,7 @@ mod tests {
         }
         let regular = dir.join("regular");
         std::fs::write(&regular, b"12345").unwrap();
-        assert_eq!(open(&regular).unwrap().1, 5);
+        assert_eq!(open(&regular).unwrap().1.len(), 5);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

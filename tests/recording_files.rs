@@ -222,15 +222,27 @@ fn files_with_a_valid_checksum_but_broken_invariants_are_refused_or_fail_evaluat
     crafted[first_column..first_column + 4].copy_from_slice(&past_the_variables.to_le_bytes());
     let crafted = reseal(crafted);
     assert!(problem_of(&dir, "crafted", &crafted, Open::Load).contains("out of range"));
-    // In place, the column is read when evaluating: an error naming the file, no panic.
-    let mapped = open_bytes(&dir, "crafted", &crafted, Open::Map).unwrap();
-    match synthesized(&mapped, 1) {
-        Err(Error::File {
-            problem: FileProblem::Inconsistent(_),
-            ..
-        }) => {}
-        other => panic!("{:?}", other.map(|_| "vectors")),
-    }
+    // In place, the column is read when evaluating: an error naming the file, no panic, and
+    // nothing printed (a child process's stderr shows it).
+    std::fs::write(dir.join("crafted.rec"), &crafted).unwrap();
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_mapped_file_out_of_range_fails_quietly",
+            "--nocapture",
+        ])
+        .env(QUIET_CHILD, dir.join("crafted.rec"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&child.stdout),
+        String::from_utf8_lossy(&child.stderr),
+    );
+    assert!(
+        child.status.success() && stdout.contains(QUIET_DONE),
+        "{stdout}\n{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
 
     // A huge aux count changes no section length; it must not size anything.
     let mut crafted = bytes.clone();
@@ -242,6 +254,28 @@ fn files_with_a_valid_checksum_but_broken_invariants_are_refused_or_fail_evaluat
         );
     }
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The environment variable naming the file the quiet child maps.
+const QUIET_CHILD: &str = "SYNTHPOOL_QUIET_CHILD_FILE";
+/// What the quiet child prints when the evaluation failed as it should.
+const QUIET_DONE: &str = "out of range, quietly";
+
+/// The child of the test above: evaluates the mapped file its variable names, which must
+/// fail with an error naming the file.
+#[test]
+fn a_mapped_file_out_of_range_fails_quietly() {
+    let Ok(path) = std::env::var(QUIET_CHILD) else {
+        return;
+    };
+    let mapped = Recording::<Fr>::map(Path::new(&path)).unwrap();
+    match synthesized(&mapped, 1) {
+        Err(Error::File {
+            problem: FileProblem::Inconsistent(_),
+            ..
+        }) => println!("{QUIET_DONE}"),
+        other => panic!("{:?}", other.map(|_| "vectors")),
+    }
 }
 
 #[test]
@@ -396,29 +430,43 @@ fn a_file_truncated_under_its_mapping_fails_the_evaluation_not_the_process() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// Written in place while mapped (same length, other bytes): the evaluation is an error.
-/// Renamed over while mapped (how saves replace files): the mapping reads the old file and
-/// the evaluation is right.
+/// Written in place while mapped (same length, other bytes), by an ordinary writer or by
+/// one that sets the modification time back: the evaluation is an error. Renamed over while
+/// mapped (how saves replace files): the mapping reads the old file and the evaluation is
+/// right.
 #[test]
 fn a_file_rewritten_under_its_mapping_is_an_error_and_one_renamed_over_is_not_seen() {
     let dir = scratch("rewritten");
     let (_, path, bytes) = saved_file(&dir);
-    let mapped = Recording::<Fr>::map(&path).unwrap();
     let columns = layout(&bytes).sections[A_COLUMNS].0;
-    let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-    file.seek(SeekFrom::Start(columns as u64)).unwrap();
-    file.write_all(&bytes[columns + 4..columns + 8]).unwrap();
-    drop(file);
-    match synthesized(&mapped, 1) {
-        Err(Error::File {
-            problem: FileProblem::Changed(why),
-            ..
-        }) => assert!(why.contains("written"), "{why}"),
-        other => panic!("{:?}", other.map(|_| "vectors")),
+    for restores_times in [false, true] {
+        let mapped = Recording::<Fr>::map(&path).unwrap();
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.seek(SeekFrom::Start(columns as u64)).unwrap();
+        file.write_all(&bytes[columns + 4..columns + 8]).unwrap();
+        if restores_times {
+            file.set_modified(modified).unwrap();
+        }
+        drop(file);
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap() == modified,
+            restores_times
+        );
+        match synthesized(&mapped, 1) {
+            Err(Error::File {
+                problem: FileProblem::Changed(why),
+                ..
+            }) => assert!(why.contains("written"), "{why}"),
+            other => panic!(
+                "times restored {restores_times}: {:?}",
+                other.map(|_| "vectors")
+            ),
+        }
+        drop(mapped);
+        std::fs::write(&path, &bytes).unwrap();
     }
-    drop(mapped);
 
-    std::fs::write(&path, &bytes).unwrap();
     let mapped = Recording::<Fr>::map(&path).unwrap();
     Recording::record(RandomCircuit { seed: 9, steps: 50 })
         .unwrap()

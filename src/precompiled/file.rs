@@ -211,13 +211,15 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     /// the file under any other key. Only the drop-ins write keyed files.
     pub(crate) fn save_keyed(&self, path: &Path, key: &[u8; KEY_LEN]) -> Result<(), Error> {
         let (temporary, file) = create_temporary(path)?;
-        let written = self.write_to(file, key);
-        let result = match written {
-            Ok(()) => {
-                std::fs::rename(&temporary, path).map_err(|e| Error::file(path, FileProblem::Io(e)))
-            }
-            Err(e) => Err(Error::file(path, FileProblem::Io(e))),
-        };
+        let written = self
+            .write_to(file, key)
+            .map_err(|e| Error::file(path, FileProblem::Io(e)))
+            // A recording read in place is copied from its file: the copy holds only if
+            // that file did not change meanwhile (its digest would seal whatever was read).
+            .and_then(|()| self.still_as_mapped());
+        let result = written.and_then(|()| {
+            std::fs::rename(&temporary, path).map_err(|e| Error::file(path, FileProblem::Io(e)))
+        });
         if result.is_err() {
             // Ours alone (created exclusively above); nothing else is ever removed.
             let _ = std::fs::remove_file(&temporary);
@@ -311,7 +313,8 @@ impl<Scalar: PrimeField> Recording<Scalar> {
 
     fn load_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
         let failed = io_error(path);
-        let (mut file, file_len, header) = open::<Scalar>(path, expected_key)?;
+        let (mut file, opened, header) = open::<Scalar>(path, expected_key)?;
+        let file_len = opened.len();
         // Ask for the memory the header implies, touching none of it: an impossible size is
         // an error now rather than an abort half-way through.
         reserve(
@@ -376,8 +379,8 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     fn map_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
         use super::mapping::Mapping;
         use super::sections::Mapped;
-        let (file, file_len, header) = open::<Scalar>(path, expected_key)?;
-        let Some(mapping) = Mapping::new(file, path, file_len)? else {
+        let (file, opened, header) = open::<Scalar>(path, expected_key)?;
+        let Some(mapping) = Mapping::new(file, path, &opened)? else {
             return Self::load_checked(path, expected_key);
         };
         let mut sections = SectionReader::new(
@@ -398,6 +401,9 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             field_rows: FieldRows::read_sections(&mut sections)?,
         };
         sections.finish()?;
+        // What was copied out of the file just now (the dictionary, the parts, the counts)
+        // holds only if the file did not change while it was read.
+        mapping.unchanged()?;
         Ok(Recording {
             inputs: header.inputs,
             aux: header.aux,
@@ -457,26 +463,27 @@ fn read_matrices<Scalar: PrimeField, S: Source>(
     Ok((dictionary, matrices))
 }
 
-/// Opens the recording file at `path` and reads its header: the file, its length and the
-/// header, checked against this field, `expected_key` when given, and the file's length.
+/// Opens the recording file at `path` and reads its header: the file, what it was when
+/// opened (its length, against which the header is checked, and its times) and the header,
+/// checked against this field and `expected_key` when given.
 fn open<Scalar: PrimeField>(
     path: &Path,
     expected_key: Option<&[u8; KEY_LEN]>,
-) -> Result<(File, u64, Header), Error> {
+) -> Result<(File, std::fs::Metadata, Header), Error> {
     if cfg!(not(target_endian = "little")) {
         return Err(Error::file(
             path,
             FileProblem::Corrupt("recording files are read on little-endian machines only".into()),
         ));
     }
-    let (mut file, file_len) = crate::regular_file::open(path)?;
-    let header = read_header::<Scalar>(&mut file, path, file_len)?;
+    let (mut file, opened) = crate::regular_file::open(path)?;
+    let header = read_header::<Scalar>(&mut file, path, opened.len())?;
     if let Some(expected) = expected_key {
         if *expected != header.key {
             return Err(Error::file(path, FileProblem::Key));
         }
     }
-    Ok((file, file_len, header))
+    Ok((file, opened, header))
 }
 
 /// Reads and checks the header of the recording file at `path` (`file_len` bytes long):
@@ -614,22 +621,7 @@ fn verify_digest(file: &mut (impl Read + Seek), file_len: u64) -> Result<(), Dig
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
-
-    /// x * x = y, y public.
-    struct Square;
-
-    impl Circuit<blstrs::Scalar> for Square {
-        fn synthesize<CS: ConstraintSystem<blstrs::Scalar>>(
-            self,
-            cs: &mut CS,
-        ) -> Result<(), SynthesisError> {
-            let x = cs.alloc(|| "x", || Ok(3u64.into()))?;
-            let y = cs.alloc_input(|| "y", || Ok(9u64.into()))?;
-            cs.enforce(|| "square", |lc| lc + x, |lc| lc + x, |lc| lc + y);
-            Ok(())
-        }
-    }
+    use crate::precompiled::tests::Square;
 
     #[test]
     fn a_keyed_file_opens_under_its_key_only() {
@@ -660,6 +652,42 @@ mod tests {
         // Unkeyed opening takes any key.
         assert!(Recording::<blstrs::Scalar>::load(&path).is_ok());
         assert!(Recording::<blstrs::Scalar>::map(&path).is_ok());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A file cut right after an evaluation's last check of its mapping changes nothing the
+    /// evaluation returns: every read of the file (the densities' too) came before it.
+    #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+    #[test]
+    fn nothing_is_read_from_a_mapping_after_its_last_check() {
+        let dir = std::env::temp_dir().join(format!("synthpool-last-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("square.rec");
+        Recording::<blstrs::Scalar>::record(Square)
+            .unwrap()
+            .save(&path)
+            .unwrap();
+        let direct = crate::synthesize(Square).unwrap();
+        let mapped = Recording::<blstrs::Scalar>::map(&path).unwrap();
+        let witness = mapped.witness(Square).unwrap();
+        let cut = path.clone();
+        crate::precompiled::tests::after_the_next_last_check(move || {
+            let file = std::fs::OpenOptions::new().write(true).open(cut).unwrap();
+            file.set_len(0).unwrap();
+        });
+        let vectors = mapped.evaluate(witness).unwrap();
+        assert_eq!(vectors, direct, "the vectors as they were before the cut");
+        let witness = mapped.witness(Square).unwrap();
+        assert!(
+            matches!(
+                mapped.evaluate(witness),
+                Err(Error::File {
+                    problem: FileProblem::Changed(_),
+                    ..
+                })
+            ),
+            "the next evaluation sees the cut"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -10,10 +10,14 @@
 //!   system's server) reads as zeros from its new end instead of raising a fatal SIGBUS
 //!   (`bus_guard.rs`), and [`Mapping::unchanged`] reports it.
 //! - A file rewritten in place changes what the mapping reads; [`Mapping::unchanged`]
-//!   compares the file's identity, size and modification time with those seen when it was
-//!   opened, which
-//!   catches a rewrite through any ordinary write (a writer that restores the times, or a
-//!   network file system's cached attributes, can hide one).
+//!   compares the file's identity, size, modification time and change time with those seen
+//!   when it was opened. A write moves the change time even where the writer restores the
+//!   modification time (no process can set it back), so any write on this machine is
+//!   caught, save one: a file unlinked (or renamed over) since, whose change time moved
+//!   with its link count, is taken as unchanged, since a rename over the name is how the
+//!   cache replaces files; a write to that unlinked file through a descriptor kept open
+//!   that also restores its modification time is not seen, and neither is a write a
+//!   network file system's cached attributes hide.
 //! - Whether the contents are a correct recording is not checked in full when the file is
 //!   opened (that would read all of it): see [`super::Recording::map`].
 //!
@@ -30,14 +34,17 @@ use super::bus_guard::{self, Guarded};
 use super::plain::Plain;
 use crate::{Error, FileProblem};
 
-/// What identifies a file's contents as they were when it was mapped: not its change time,
-/// which unlinking it or renaming another file over its name moves while its contents stay.
+/// What identifies a file's contents as they were when it was mapped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Seen {
     device: u64,
     inode: u64,
     size: u64,
     modified: (i64, i64),
+    /// Moved by every write, and by what a writer does to hide one (setting the times back),
+    /// but also by unlinking the file, which leaves its contents as they were.
+    changed: (i64, i64),
+    links: u64,
 }
 
 impl Seen {
@@ -47,7 +54,18 @@ impl Seen {
             inode: metadata.ino(),
             size: metadata.size(),
             modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+            links: metadata.nlink(),
         }
+    }
+
+    /// Whether a file seen as `now` still holds the contents seen as `self`: the same file,
+    /// size and modification time, and a change time that moved only with a link dropped
+    /// (the file unlinked, or another renamed over its name).
+    fn same_contents(&self, now: &Seen) -> bool {
+        let file = (self.device, self.inode, self.size, self.modified);
+        file == (now.device, now.inode, now.size, now.modified)
+            && (self.changed == now.changed || now.links < self.links)
     }
 }
 
@@ -79,15 +97,20 @@ impl std::fmt::Debug for Mapping {
 }
 
 impl Mapping {
-    /// Maps all `len` bytes (more than zero) of `file`, opened from `path`; `None` when the
-    /// file cannot be mapped or guarded here (the caller reads it instead).
-    pub(crate) fn new(file: File, path: &Path, len: u64) -> Result<Option<Arc<Self>>, Error> {
+    /// Maps the whole of `file`, opened from `path` and seen as `opened` when it was opened
+    /// (before anything was read from it, so a change since then is reported); `None` when
+    /// the file is empty or cannot be mapped or guarded here (the caller reads it instead).
+    pub(crate) fn new(
+        file: File,
+        path: &Path,
+        opened: &std::fs::Metadata,
+    ) -> Result<Option<Arc<Self>>, Error> {
         let fail = |e| Error::file(path, FileProblem::Io(e));
-        let len = match usize::try_from(len) {
+        let len = match usize::try_from(opened.len()) {
             Ok(len) if len > 0 => len,
             _ => return Ok(None),
         };
-        let seen = Seen::of(&file.metadata().map_err(fail)?);
+        let seen = Seen::of(opened);
         // SAFETY: a fresh read-only shared mapping of a file descriptor we hold, at an
         // address the kernel picks; nothing aliases it mutably.
         let start = unsafe {
@@ -170,7 +193,7 @@ impl Mapping {
             return changed("it was truncated while mapped");
         }
         match self.file.metadata() {
-            Ok(metadata) if Seen::of(&metadata) == self.seen => Ok(()),
+            Ok(metadata) if self.seen.same_contents(&Seen::of(&metadata)) => Ok(()),
             Ok(_) => changed("it was written to while mapped"),
             Err(e) => Err(Error::file(&self.path, FileProblem::Io(e))),
         }

@@ -46,6 +46,8 @@ mod bus_guard;
 mod claims;
 mod coefficients;
 mod companion;
+#[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+mod contained;
 mod density;
 mod dictionary;
 mod field_rows;
@@ -219,8 +221,12 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     fn in_place<R>(&self, evaluate: impl FnOnce() -> R) -> Result<R, Error> {
         #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
         if let Some(mapping) = &self.mapping {
+            let reading = contained::Reading::begin();
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(evaluate));
-            mapping.unchanged()?;
+            drop(reading);
+            self.still_as_mapped()?;
+            #[cfg(test)]
+            tests::after_last_check();
             return outcome.map_err(|panic| {
                 Error::file(
                     mapping.path(),
@@ -229,6 +235,16 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             });
         }
         Ok(evaluate())
+    }
+
+    /// Whether the file a recording is read from in place (if it is) is still what was
+    /// mapped: an error naming it otherwise.
+    fn still_as_mapped(&self) -> Result<(), Error> {
+        #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+        if let Some(mapping) = &self.mapping {
+            return mapping.unchanged();
+        }
+        Ok(())
     }
 
     /// Checks the invariants of [`Matrix`]'s module and of the parts, and builds the
@@ -428,16 +444,16 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             &vectors.b_input_density,
             &vectors.b_aux_density,
         ];
-        if !self.densities.equal(densities) {
-            return Err(Error::InvalidRecording(
-                "its densities differ from the synthesized ones".into(),
-            ));
-        }
         let mut kinds = ValueKinds::default();
         kinds.classify(&vectors.input_assignment, &vectors.aux_assignment)?;
         let values = [&vectors.input_assignment[..], &vectors.aux_assignment[..]];
         let rows = [&vectors.a[..], &vectors.b[..], &vectors.c[..]];
         let difference = self.in_place(|| {
+            if !self.densities.equal(densities) {
+                return Err(Error::InvalidRecording(
+                    "its densities differ from the synthesized ones".into(),
+                ));
+            }
             kinds.convert_wide(&self.layouts, values)?;
             // Rows stating a value are that value when the claims hold together, as in
             // evaluation; when they do not, each is summed.
@@ -520,22 +536,27 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             kinds.convert_wide(&self.layouts, values)?;
             let claims =
                 (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
-            Ok::<_, Error>(kernel::evaluate_rows(
+            let failed = kernel::evaluate_rows(
                 self.rows(),
                 values,
                 (&*kinds, claims),
                 [&mut target.a, &mut target.b, &mut target.c],
-            ))
+            );
+            // The densities too are read before the mapping's last check: a file cut while
+            // they are copied fails this evaluation instead of handing out wrong bits.
+            if failed.is_none() {
+                self.densities.copy_into([
+                    &mut target.a_aux_density,
+                    &mut target.b_input_density,
+                    &mut target.b_aux_density,
+                ]);
+            }
+            Ok::<_, Error>(failed)
         })??;
-        if let Some(row) = failed {
-            return Err(Error::Unsatisfied { row });
+        match failed {
+            Some(row) => Err(Error::Unsatisfied { row }),
+            None => Ok(()),
         }
-        self.densities.copy_into([
-            &mut target.a_aux_density,
-            &mut target.b_input_density,
-            &mut target.b_aux_density,
-        ]);
-        Ok(())
     }
 }
 
@@ -611,5 +632,44 @@ impl<Scalar: PrimeField> ProvingBuffers<Scalar> {
     /// allocates anew.
     pub fn take_vectors(&mut self) -> ProverVectors<Scalar> {
         std::mem::take(&mut self.vectors)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::cell::RefCell;
+
+    use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+
+    /// `x * x = y`, `y` public: the smallest circuit with an input, an aux value and a row.
+    pub(crate) struct Square;
+
+    impl Circuit<blstrs::Scalar> for Square {
+        fn synthesize<CS: ConstraintSystem<blstrs::Scalar>>(
+            self,
+            cs: &mut CS,
+        ) -> Result<(), SynthesisError> {
+            let x = cs.alloc(|| "x", || Ok(3u64.into()))?;
+            let y = cs.alloc_input(|| "y", || Ok(9u64.into()))?;
+            cs.enforce(|| "square", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+            Ok(())
+        }
+    }
+
+    thread_local! {
+        /// What a test does right after an evaluation's last check of its mapping.
+        static AFTER_LAST_CHECK: RefCell<Option<Box<dyn FnOnce()>>> = RefCell::new(None);
+    }
+
+    /// Runs `then` once, on this thread, right after the next last check of a mapping: a
+    /// file changed there must not reach what the evaluation returns.
+    pub(crate) fn after_the_next_last_check(then: impl FnOnce() + 'static) {
+        AFTER_LAST_CHECK.with(|hook| *hook.borrow_mut() = Some(Box::new(then)));
+    }
+
+    pub(super) fn after_last_check() {
+        if let Some(then) = AFTER_LAST_CHECK.with(|hook| hook.borrow_mut().take()) {
+            then();
+        }
     }
 }

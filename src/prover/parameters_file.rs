@@ -33,7 +33,8 @@ impl<E: MultiMillerLoop> ParametersFile<E> {
     pub fn read(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
         let fail = |problem| Error::file(path, problem);
-        let (file, file_len) = crate::regular_file::open(path)?;
+        let (file, opened) = crate::regular_file::open(path)?;
+        let file_len = opened.len();
         let mut reader = BufReader::new(file);
         let vk = VerifyingKey::<E>::read(&mut reader).map_err(|e| fail(FileProblem::Io(e)))?;
         let mut queries = [0; 5];
