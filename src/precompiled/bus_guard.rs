@@ -8,10 +8,14 @@
 //! anonymous zero pages over the rest of that mapping (from the faulting page on: what
 //! lies past the new end of the file), marks the mapping tripped and returns, so the read
 //! is retried and sees zeros; whoever evaluates from the mapping checks the mark after
-//! evaluating and returns an error instead of the vectors. Any other SIGBUS goes to the
-//! handler that was installed before (Rust's own stack-overflow handler, a Go runtime's
-//! under cgo), or, if there was none, to the default action, as if this handler did not
-//! exist. The handler runs with `SA_ONSTACK`, as a host runtime such as Go's requires.
+//! evaluating and returns an error instead of the vectors. Any other SIGBUS is handled as
+//! the disposition before ours says, as if this handler did not exist: a handler installed
+//! before (Rust's own stack-overflow handler, a Go runtime's under cgo) is called; a signal
+//! sent by a process (`kill`, `tgkill`, `sigqueue`: a code of zero or less) is ignored
+//! where that disposition ignored it and ends the process where it was the default; a
+//! fault outside our mappings ends the process (the kernel does not let a fault be
+//! ignored). A handler installed after ours replaces it, and is left alone. The handler
+//! runs with `SA_ONSTACK`, as a host runtime such as Go's requires.
 //!
 //! The handler only reads atomics and calls `mmap`, a system call without locks; it
 //! allocates nothing and takes no lock. At most [`SLOTS`] mappings are registered at once;
@@ -133,7 +137,18 @@ extern "C" fn on_sigbus(
     context: *mut libc::c_void,
 ) {
     // SAFETY: the kernel passes a valid `siginfo_t` to a handler installed with SA_SIGINFO.
-    let address = unsafe { (*info).si_addr() } as usize;
+    let (code, address) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
+    // Sent by a process, not raised by a fault: no mapping of ours is involved, whatever
+    // address the sender's `siginfo` holds.
+    let sent = code <= 0;
+    if !sent && serve(address) {
+        return;
+    }
+    chain(signal, info, context, sent);
+}
+
+/// Whether a fault at `address` was in a mapping of ours, now served with zero pages.
+fn serve(address: usize) -> bool {
     let page = PAGE.load(Ordering::Acquire);
     for slot in &SLOT_TABLE {
         let start = slot.start.load(Ordering::Acquire);
@@ -162,15 +177,16 @@ extern "C" fn on_sigbus(
         };
         if zeros != libc::MAP_FAILED {
             slot.tripped.store(true, Ordering::Release);
-            return;
+            return true;
         }
-        break;
+        return false;
     }
-    chain(signal, info, context);
+    false
 }
 
-/// Hands a SIGBUS that is not ours to the disposition before ours.
-fn chain(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+/// Hands a SIGBUS that is not ours to the disposition before ours; `sent`: a process sent
+/// it (no read is waiting to be retried).
+fn chain(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void, sent: bool) {
     let previous = PREVIOUS.get().map(|p| p.0);
     match previous {
         Some(previous)
@@ -189,14 +205,292 @@ fn chain(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_
                 handler(signal);
             }
         }
+        // A signal sent to a process that ignored it: ignored still.
+        Some(previous) if sent && previous.sa_sigaction == libc::SIG_IGN => {}
         _ => {
-            // The default action: restored, then the faulting read repeats and ends the
-            // process as it would have without us.
+            // The default action: restored, then the faulting read repeats, or the sent
+            // signal is raised again (delivered once this handler returns, SIGBUS being
+            // blocked while it runs), and ends the process as it would have without us.
             // SAFETY: an all-zero `sigaction` with SIG_DFL is the default disposition.
             let mut default: libc::sigaction = unsafe { std::mem::zeroed() };
             default.sa_sigaction = libc::SIG_DFL;
             // SAFETY: a valid disposition; sigaction is async-signal-safe.
             unsafe { libc::sigaction(libc::SIGBUS, &default, std::ptr::null_mut()) };
+            if sent {
+                // SAFETY: raise is async-signal-safe.
+                unsafe { libc::raise(signal) };
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The handler is process-wide and installed once, so each case runs in a child process
+    //! of its own: this test binary again, running [`child`] with the case named in
+    //! [`CASE`].
+
+    use super::*;
+    use crate::precompiled::tests::Square;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Output};
+
+    const CASE: &str = "SYNTHPOOL_BUS_GUARD_CASE";
+    /// What a child prints when its case ran to the end.
+    const DONE: &str = "bus-guard case done";
+
+    static CALLED: AtomicUsize = AtomicUsize::new(0);
+
+    extern "C" fn counting(_: libc::c_int) {
+        CALLED.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn set_disposition(handler: libc::sighandler_t) {
+        // SAFETY: an all-zero `sigaction` is valid; the handler is SIG_DFL, SIG_IGN or
+        // `counting`, which only touches an atomic.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler;
+            libc::sigemptyset(&mut action.sa_mask);
+            assert_eq!(
+                libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut()),
+                0
+            );
+        }
+    }
+
+    fn current_handler() -> libc::sighandler_t {
+        // SAFETY: a null new action only reads the current one.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut action);
+            action.sa_sigaction
+        }
+    }
+
+    /// Sends this process SIGBUS the way `how` says, as another process could.
+    fn send(how: &str) {
+        // SAFETY: plain system calls on this process's own id.
+        let sent = unsafe {
+            let pid = libc::getpid();
+            match how {
+                "kill" => libc::kill(pid, libc::SIGBUS),
+                "tgkill" => {
+                    let tid = libc::syscall(libc::SYS_gettid);
+                    libc::syscall(libc::SYS_tgkill, pid, tid, libc::SIGBUS) as libc::c_int
+                }
+                "sigqueue" => libc::sigqueue(
+                    pid,
+                    libc::SIGBUS,
+                    libc::sigval {
+                        sival_ptr: std::ptr::null_mut(),
+                    },
+                ),
+                other => panic!("no way to send {other}"),
+            }
+        };
+        assert_eq!(sent, 0, "{how}");
+    }
+
+    /// Waits for the counting handler to have run `times` times (a signal sent to the
+    /// process may be delivered on any of its threads).
+    fn handler_ran(times: usize) -> bool {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while CALLED.load(Ordering::SeqCst) < times {
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        true
+    }
+
+    /// A file of two pages mapped by the test (not registered with the guard).
+    fn mapped_file(name: &str) -> (std::fs::File, *const u8) {
+        let path =
+            std::env::temp_dir().join(format!("synthpool-bus-guard-{}-{name}", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        file.set_len(8192).unwrap();
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: a fresh read-only mapping of a file we hold, never unmapped while the
+        // child runs.
+        let start = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                8192,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        assert_ne!(start, libc::MAP_FAILED);
+        (file, start as *const u8)
+    }
+
+    fn run_case(case: &str) {
+        match case.split_once(':') {
+            // The disposition before ours was the default: a signal sent ends the process.
+            Some(("default", how)) => {
+                set_disposition(libc::SIG_DFL);
+                assert!(installed());
+                send(how);
+                std::thread::sleep(std::time::Duration::from_secs(5));
+            }
+            // Ignored before ours: ignored, however often it is sent.
+            Some(("ignored", how)) => {
+                set_disposition(libc::SIG_IGN);
+                assert!(installed());
+                send(how);
+                send(how);
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            // A handler before ours: called for each signal sent.
+            Some(("handler", how)) => {
+                set_disposition(counting as *const () as libc::sighandler_t);
+                assert!(installed());
+                send(how);
+                assert!(handler_ran(1), "the earlier handler was not called");
+                send(how);
+                assert!(handler_ran(2), "the earlier handler was not called again");
+            }
+            _ => match case {
+                // A handler installed after ours stays in place, and is the one called.
+                "after" => {
+                    set_disposition(libc::SIG_DFL);
+                    assert!(installed());
+                    set_disposition(counting as *const () as libc::sighandler_t);
+                    let (_file, start) = mapped_file("after");
+                    let guard = register(start as usize, 8192).expect("a slot");
+                    assert_eq!(current_handler(), counting as *const () as usize);
+                    send("kill");
+                    assert!(handler_ran(1), "the later handler was not called");
+                    drop(guard);
+                }
+                // A fault in a mapping that is not ours ends the process as it would have
+                // without the guard.
+                "foreign fault" => {
+                    set_disposition(libc::SIG_DFL);
+                    assert!(installed());
+                    let (file, start) = mapped_file("foreign");
+                    file.set_len(0).unwrap();
+                    // SAFETY: a read of the test's own live mapping; past the file's new
+                    // end it raises SIGBUS, which is what this case is about.
+                    let byte = unsafe { std::ptr::read_volatile(start.add(4096)) };
+                    println!("read {byte} past the end of a foreign file");
+                }
+                // A fault in a mapping of ours reads zeros and trips it.
+                "ours" => {
+                    let (file, start) = mapped_file("ours");
+                    let guard = register(start as usize, 8192).expect("a slot");
+                    file.set_len(4096).unwrap();
+                    // SAFETY: a read of a registered live mapping past the file's end,
+                    // served with zeros by the handler.
+                    let byte = unsafe { std::ptr::read_volatile(start.add(4096 + 17)) };
+                    assert_eq!(byte, 0);
+                    assert!(guard.tripped());
+                }
+                // Every slot taken: no more registrations until one is given back, and a
+                // recording opened meanwhile is read into memory instead, and evaluates.
+                "slots" => {
+                    let (_file, start) = mapped_file("slots");
+                    let take = || register(start as usize, 8192);
+                    let mut guards: Vec<Guarded> =
+                        std::iter::from_fn(take).take(SLOTS + 1).collect();
+                    assert_eq!(guards.len(), SLOTS);
+                    let path = std::env::temp_dir().join(format!(
+                        "synthpool-bus-guard-{}-slots.rec",
+                        std::process::id()
+                    ));
+                    let recording = crate::precompiled::Recording::record(Square).unwrap();
+                    recording.save(&path).unwrap();
+                    let opened = crate::precompiled::Recording::map(&path).unwrap();
+                    std::fs::remove_file(&path).unwrap();
+                    assert!(opened.mapping.is_none(), "mapped with no slot free");
+                    let vectors = opened.synthesize(Square).unwrap();
+                    assert_eq!(vectors, crate::synthesize(Square).unwrap());
+                    guards.pop();
+                    guards.push(take().expect("the slot given back"));
+                    assert!(take().is_none(), "every slot taken again");
+                }
+                other => panic!("no case {other}"),
+            },
+        }
+        println!("{DONE}");
+    }
+
+    /// The child's entry: runs the case [`CASE`] names, if any.
+    #[test]
+    fn child() {
+        if let Ok(case) = std::env::var(CASE) {
+            run_case(&case);
+        }
+    }
+
+    fn in_a_child(case: &str) -> Output {
+        Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "precompiled::bus_guard::tests::child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CASE, case)
+            .output()
+            .unwrap()
+    }
+
+    fn finished(case: &str) {
+        let output = in_a_child(case);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains(DONE),
+            "{case}: {:?}\n{stdout}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    fn killed_by_sigbus(case: &str) {
+        let output = in_a_child(case);
+        assert_eq!(
+            output.status.signal(),
+            Some(libc::SIGBUS),
+            "{case}: {:?}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+
+    #[test]
+    fn signals_sent_act_as_the_disposition_before_ours_says() {
+        for how in ["kill", "tgkill", "sigqueue"] {
+            killed_by_sigbus(&format!("default:{how}"));
+            finished(&format!("ignored:{how}"));
+            finished(&format!("handler:{how}"));
+        }
+    }
+
+    #[test]
+    fn a_handler_installed_after_ours_is_left_alone() {
+        finished("after");
+    }
+
+    #[test]
+    fn faults_are_served_in_our_mappings_only() {
+        finished("ours");
+        killed_by_sigbus("foreign fault");
+    }
+
+    #[test]
+    fn the_slot_table_holds_its_size_and_frees_slots() {
+        finished("slots");
     }
 }
