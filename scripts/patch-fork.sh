@@ -10,11 +10,13 @@
 #      storage-proofs-update/src/{poseidon/circuit.rs,circuit.rs,gadgets.rs}: `poseidon_hash`
 #      comes from `synthpool::poseidon` instead of `neptune::circuit` (every call of
 #      neptune's circuit in filecoin-proofs 19.x);
-#   4. storage-proofs-core/src/compound_proof.rs: `create_random_proof_batch` and
-#      `create_random_proof_batch_in_priority` come from synthpool's drop-ins for the
-#      workspace's bellperson (0.26 or 0.27), which synthesize through cached recordings;
-#      under `cuda-supraseal`, `circuit_proofs` hands them the parameters with the path of
-#      their `.params` file (`SuprasealParametersWithFile`), whose head has the verifying key;
+#   4. storage-proofs-core/src/compound_proof.rs: `circuit_proofs` proves each batch with
+#      synthpool's drop-in for the workspace's bellperson (0.26 or 0.27),
+#      `create_random_proof_batch_remaking`, which synthesizes through cached recordings and
+#      is given a way to make each partition's circuit again from its vanilla proof (kept
+#      for it), so a member a recording fails is synthesized again directly; under
+#      `cuda-supraseal`, it hands the drop-in the parameters with the path of their
+#      `.params` file (`SuprasealParametersWithFile`), whose head has the verifying key;
 #   5. the five crates' Cargo.toml: a `synthpool` path dependency, with the `neptune-11`
 #      feature where Poseidon is hashed and the bellperson feature for storage-proofs-core
 #      (a dependency an earlier recipe added gains the features it lacks);
@@ -239,6 +241,59 @@ edit() {
             substr($text, $end, 0) = $block;
         }
 
+        # Takes ITEMS out of the grouped `use CRATE::{...};` import (where an earlier recipe
+        # left them, it took them from synthpool instead: that import goes).
+        sub drop_imports {
+            my ($crate, $items, $earlier) = @_;
+            $text =~ s/^\Q$earlier\E\n//m;
+            return unless grep { group_has($crate, $_) } @$items;
+            $text =~ /^use \Q$crate\E::\{.*?^?\};\n/ms
+                or die "patch-fork: $file: no grouped `use $crate\::{...};` import found\n";
+            my ($start, $end) = ($-[0], $+[0]);
+            my $block = substr($text, $start, $end - $start);
+            for my $item (@$items) {
+                my $pattern = quotemeta($item);
+                $block =~ s/(?<![\w:])$pattern\s*,\s*// or $block =~ s/,\s*(?<![\w:])$pattern(?=\s*\})//
+                    or die "patch-fork: $file: expected `$item` in its `use $crate\::{...};` import, not found\n";
+            }
+            substr($text, $start, $end - $start) = $block;
+        }
+
+        # In `CompoundProof::circuit_proofs`: the vanilla proofs kept (the circuits made from
+        # references to them), and each batch proven by the drop-in of synthpool with a way to make
+        # the circuit of a member again from its vanilla proof.
+        sub remake_members {
+            return if index($text, "create_random_proof_batch_remaking(") >= 0;
+            my $build = qr/^(\s*)let mut circuits = vanilla_proofs\n(\s*)\.into_par_iter\(\)\n(\s*\.enumerate\(\)\n\s*\.map\(\|\(k, vanilla_proof\)\| \{\n\s*Self::circuit\(\n\s*pub_in,\n\s*C::ComponentPrivateInputs::default\(\),\n\s*)&vanilla_proof,\n/m;
+            $text =~ s/$build/$1let mut circuits = vanilla_proofs\n$2.par_iter()\n$3vanilla_proof,\n/
+                or die "patch-fork: $file: expected `vanilla_proofs.into_par_iter()` building the circuits in `fn circuit_proofs`, not found\n";
+            $text =~ s/^[ \t]*\/\/ The same function is used within the while loop below, decide on the function once and\n[ \t]*\/\/ not on every iteration\.\n[ \t]*let create_random_proof_batch_fun = if priority \{\n[ \t]*create_random_proof_batch_in_priority\n[ \t]*\} else \{\n[ \t]*create_random_proof_batch\n[ \t]*\};\n\n//m
+                or die "patch-fork: $file: expected `let create_random_proof_batch_fun = if priority` in `fn circuit_proofs`, not found\n";
+            $text =~ /^([ \t]*)let proofs = create_random_proof_batch_fun\(batch, groth_params, &mut rng\)\?;\n/m
+                or die "patch-fork: $file: expected `create_random_proof_batch_fun(batch, groth_params, &mut rng)` in `fn circuit_proofs`, not found\n";
+            my ($start, $end, $i) = ($-[0], $+[0], $1);
+            my $block = "${i}// synthpool: a member whose recording fails is made again from its vanilla proof\n"
+                . "${i}// and synthesized directly, so no recording file ever costs a proof.\n"
+                . "${i}let first = groth_proofs.len();\n"
+                . "${i}let remake = |i: usize| {\n"
+                . "${i}    Self::circuit(\n"
+                . "${i}        pub_in,\n"
+                . "${i}        C::ComponentPrivateInputs::default(),\n"
+                . "${i}        &vanilla_proofs[first + i],\n"
+                . "${i}        pub_params,\n"
+                . "${i}        Some(first + i),\n"
+                . "${i}    )\n"
+                . "${i}};\n"
+                . "${i}let proofs = synthpool::groth16::$ENV{BELLPERSON_MODULE}::create_random_proof_batch_remaking(\n"
+                . "${i}    batch,\n"
+                . "${i}    remake,\n"
+                . "${i}    groth_params,\n"
+                . "${i}    priority,\n"
+                . "${i}    &mut rng,\n"
+                . "${i})?;\n";
+            substr($text, $start, $end - $start) = $block;
+        }
+
         # In `StackedCircuit::synthesize`, before the loop over the challenges: the same
         # challenges spread over branches, the loop kept for systems that cannot branch.
         sub spread_challenges {
@@ -401,8 +456,9 @@ edit() {
         } elsif ($kind eq "gpu-features") {
             gpu_features();
         } elsif ($kind eq "prover") {
-            swap_imports("bellperson", ["create_random_proof_batch", "create_random_proof_batch_in_priority"],
+            drop_imports("bellperson", ["create_random_proof_batch", "create_random_proof_batch_in_priority"],
                 "use synthpool::groth16::$ENV{BELLPERSON_MODULE}::{create_random_proof_batch, create_random_proof_batch_in_priority};");
+            remake_members();
             supraseal_file();
         } else {
             die "patch-fork: unknown edit $kind\n";

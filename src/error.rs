@@ -99,6 +99,9 @@ pub enum FileProblem {
     /// The contents broke an invariant while being evaluated in place (a mapped file is
     /// not checked in full when opened): the evaluation is discarded.
     Inconsistent(String),
+    /// A recording cache directory that is not this process's own: another user could
+    /// write the files in it (see `groth16::set_cache_dir`).
+    NotOwn(String),
 }
 
 impl std::error::Error for FileProblem {
@@ -144,6 +147,7 @@ impl fmt::Display for FileProblem {
             FileProblem::Inconsistent(what) => {
                 write!(f, "inconsistent contents found while evaluating it: {what}")
             }
+            FileProblem::NotOwn(why) => write!(f, "not a directory to trust: {why}"),
         }
     }
 }
@@ -407,6 +411,19 @@ pub enum Error {
          recording is dropped"
     )]
     RecordingRejected,
+    /// A member a recording failed was synthesized again directly, and the proof of its
+    /// own vectors does not verify against the parameters either: its witness does not
+    /// satisfy the circuit, or the circuit is not the one the parameters were made for.
+    /// bellperson would return that proof; it would fail on chain.
+    #[error(
+        "its own synthesis gives a proof that does not verify against the parameters (a \
+         witness the circuit rejects, or a circuit of other parameters; bellperson would \
+         return that proof); the recording had failed it: {0}"
+    )]
+    ProofRejected(String),
+    /// A circuit the batch had to make again (its recording failed it) could not be made.
+    #[error("the circuit could not be made again: {0}")]
+    Remake(String),
     /// The prover's arithmetic failed: a GPU kernel, or supraseal (no CUDA device, a
     /// failure on the device), with its message.
     #[error("the prover failed: {0}")]

@@ -8,9 +8,17 @@ use std::path::Path;
 
 use crate::{Error, FileProblem};
 
+/// Whether a symbolic link at the name is followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Links {
+    Follow,
+    /// Refused (an error naming the file): the name must be the file itself.
+    Refuse,
+}
+
 /// Opens `path` for reading: the file and what it was when opened (its length, its times),
 /// or an error naming it when it cannot be opened or is not a regular file.
-pub(crate) fn open(path: &Path) -> Result<(File, Metadata), Error> {
+pub(crate) fn open(path: &Path, links: Links) -> Result<(File, Metadata), Error> {
     let fail = |problem| Error::file(path, problem);
     let mut options = OpenOptions::new();
     options.read(true);
@@ -19,12 +27,20 @@ pub(crate) fn open(path: &Path) -> Result<(File, Metadata), Error> {
         use std::os::unix::fs::OpenOptionsExt;
         // Reads of a regular file ignore O_NONBLOCK; only the open of a FIFO or device
         // changes, from waiting to returning.
-        options.custom_flags(libc::O_NONBLOCK);
+        let no_follow = match links {
+            Links::Follow => 0,
+            Links::Refuse => libc::O_NOFOLLOW,
+        };
+        options.custom_flags(libc::O_NONBLOCK | no_follow);
     }
     #[cfg(not(unix))]
     {
         // Without a non-blocking open, ask first; a file replaced in between is the rest.
-        let metadata = std::fs::metadata(path).map_err(|e| fail(FileProblem::Io(e)))?;
+        let metadata = match links {
+            Links::Follow => std::fs::metadata(path),
+            Links::Refuse => std::fs::symlink_metadata(path),
+        }
+        .map_err(|e| fail(FileProblem::Io(e)))?;
         if !metadata.is_file() {
             return Err(fail(FileProblem::NotRegular));
         }
@@ -45,7 +61,7 @@ mod tests {
     fn directories_and_fifos_are_refused_without_blocking() {
         let dir = std::env::temp_dir().join(format!("synthpool-regular-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let refused = |path: &Path| match open(path) {
+        let refused = |path: &Path| match open(path, Links::Follow) {
             Err(Error::File {
                 problem: FileProblem::NotRegular,
                 ..
@@ -67,7 +83,7 @@ mod tests {
         }
         let regular = dir.join("regular");
         std::fs::write(&regular, b"12345").unwrap();
-        assert_eq!(open(&regular).unwrap().1.len(), 5);
+        assert_eq!(open(&regular, Links::Follow).unwrap().1.len(), 5);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

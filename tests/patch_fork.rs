@@ -149,8 +149,63 @@ fn snapshot(checkout: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     files
 }
 
-/// The import of bellperson's batch provers the recipe swaps.
+/// The import of bellperson's batch provers the recipe takes out.
 const EXPECTED_IMPORT: &str = "create_random_proof_batch, create_random_proof_batch_in_priority, ";
+
+/// How `circuit_proofs` builds its circuits, as published (the vanilla proofs consumed) and
+/// as the recipe leaves it (kept, to make a member's circuit again).
+const CIRCUITS_BUILT: &str = "            .into_par_iter()
+            .enumerate()
+            .map(|(k, vanilla_proof)| {
+                Self::circuit(
+                    pub_in,
+                    C::ComponentPrivateInputs::default(),
+                    &vanilla_proof,
+";
+const CIRCUITS_BUILT_KEPT: &str = "            .par_iter()
+            .enumerate()
+            .map(|(k, vanilla_proof)| {
+                Self::circuit(
+                    pub_in,
+                    C::ComponentPrivateInputs::default(),
+                    vanilla_proof,
+";
+
+/// The choice of bellperson's batch prover, which the recipe takes out.
+const PROVER_CHOICE: &str = "        // The same function is used within the while loop below, decide on the function once and
+        // not on every iteration.
+        let create_random_proof_batch_fun = if priority {
+            create_random_proof_batch_in_priority
+        } else {
+            create_random_proof_batch
+        };
+
+";
+
+/// Each batch's proofs, as published and as the recipe makes them.
+const BATCH_PROVEN: &str =
+    "            let proofs = create_random_proof_batch_fun(batch, groth_params, &mut rng)?;\n";
+const BATCH_PROVEN_REMAKING: &str =
+    "            // synthpool: a member whose recording fails is made again from its vanilla proof
+            // and synthesized directly, so no recording file ever costs a proof.
+            let first = groth_proofs.len();
+            let remake = |i: usize| {
+                Self::circuit(
+                    pub_in,
+                    C::ComponentPrivateInputs::default(),
+                    &vanilla_proofs[first + i],
+                    pub_params,
+                    Some(first + i),
+                )
+            };
+            let proofs = synthpool::groth16::v0_27::create_random_proof_batch_remaking(
+                batch,
+                remake,
+                groth_params,
+                priority,
+                &mut rng,
+            )?;
+";
 
 /// The line of `CompoundProof::circuit_proofs` the supraseal block follows.
 const CIRCUIT_PROOFS_RNG: &str =
@@ -565,19 +620,21 @@ fn applies_exactly_the_recipe(
                 SPREAD_SECTORS,
             ),
         ),
-        (
-            "storage-proofs-core/src/compound_proof.rs",
-            replaced(
-                &replaced(
-                    &replaced(original, EXPECTED_IMPORT, ""),
-                    "    Circuit,\n};\n",
-                    "    Circuit,\n};\nuse synthpool::groth16::v0_27::{create_random_proof_batch, \
-                     create_random_proof_batch_in_priority};\n",
+        ("storage-proofs-core/src/compound_proof.rs", {
+            let mut patched = replaced(original, EXPECTED_IMPORT, "");
+            for (published, recipe) in [
+                (CIRCUITS_BUILT, CIRCUITS_BUILT_KEPT),
+                (PROVER_CHOICE, ""),
+                (BATCH_PROVEN, BATCH_PROVEN_REMAKING),
+                (
+                    CIRCUIT_PROOFS_RNG,
+                    &format!("{CIRCUIT_PROOFS_RNG}{SUPRASEAL_FILE}"),
                 ),
-                CIRCUIT_PROOFS_RNG,
-                &format!("{CIRCUIT_PROOFS_RNG}{SUPRASEAL_FILE}"),
-            ),
-        ),
+            ] {
+                patched = replaced(&patched, published, recipe);
+            }
+            patched
+        }),
     ]
     .into_iter()
     .collect();
@@ -614,7 +671,8 @@ fn changes_nothing_when_run_again(
 }
 
 /// A checkout patched by the recipe before it swapped Poseidon: its dependencies gain the
-/// feature they lack, and keep the ones they have.
+/// feature they lack, and keep the ones they have; one patched before members could be
+/// made again: its `circuit_proofs` gains the remaking drop-in.
 fn upgrades_an_earlier_recipe(checkout: &Path, after: &BTreeMap<PathBuf, Vec<u8>>) {
     // A checkout patched by the recipe before it swapped Poseidon: its dependencies gain
     // the feature they lack, and keep the ones they have.
@@ -641,6 +699,31 @@ fn upgrades_an_earlier_recipe(checkout: &Path, after: &BTreeMap<PathBuf, Vec<u8>
     );
     fs::write(&porep_manifest, &patched_porep).unwrap();
     assert!(snapshot(checkout) == *after);
+
+    // `circuit_proofs` as the recipe left it before members could be made again: bellperson's
+    // batch provers swapped for synthpool's by their import.
+    let compound_proof = checkout.join("storage-proofs-core/src/compound_proof.rs");
+    let patched = fs::read_to_string(&compound_proof).unwrap();
+    let mut earlier = replaced(
+        &patched,
+        "    Circuit,\n};\n",
+        "    Circuit,\n};\nuse synthpool::groth16::v0_27::{create_random_proof_batch, \
+         create_random_proof_batch_in_priority};\n",
+    );
+    let groth_proofs = "        let mut groth_proofs = Vec::with_capacity(circuits.len());\n";
+    for (recipe, before) in [
+        (CIRCUITS_BUILT_KEPT, CIRCUITS_BUILT),
+        (BATCH_PROVEN_REMAKING, BATCH_PROVEN),
+        (groth_proofs, &format!("{PROVER_CHOICE}{groth_proofs}")),
+    ] {
+        earlier = replaced(&earlier, recipe, before);
+    }
+    fs::write(&compound_proof, earlier).unwrap();
+    succeeded(
+        "patch-fork.sh, upgrading circuit_proofs",
+        patch_fork(checkout),
+    );
+    assert_eq!(fs::read_to_string(&compound_proof).unwrap(), patched);
 }
 
 /// The GPU features as rust-fil-proofs' own manifest writes them, one line each, gain

@@ -15,15 +15,18 @@ use pairing::MultiMillerLoop;
 use super::upstream::groth16::VerifyingKey;
 use crate::groth16::files::file_name;
 use crate::groth16::key::key_of;
+use crate::groth16::own_dir::own_dir;
 use crate::precompiled::Recording;
-use crate::{Error, FileProblem};
+use crate::Error;
 
 /// Records `circuit`'s structure (its blank form will do: no witness is computed) and saves
 /// it in the recording cache `dir` under the verifying key `vk`, where a drop-in proving
 /// with parameters of that key finds it instead of recording the structure itself; returns
 /// the file's path. The file earns trust as any cache file does: the first proof made from
 /// it in a process is verified, and so is every proof after it. An error when the circuit
-/// does not have the key's number of public inputs, or the file cannot be written.
+/// does not have the key's number of public inputs, when `dir` is not this process's own
+/// (another user's, or writable by others; made with mode 0755 where missing), or when the
+/// file cannot be written.
 pub fn save_recording<E, C>(circuit: C, vk: &VerifyingKey<E>, dir: &Path) -> Result<PathBuf, Error>
 where
     E: MultiMillerLoop,
@@ -50,7 +53,7 @@ fn save<Scalar: PrimeField, C: Circuit<Scalar>>(
             recording.shape().inputs
         )));
     }
-    std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, FileProblem::Io(e)))?;
+    own_dir(dir)?;
     let path = dir.join(file_name(inputs, &key));
     recording.save_keyed(&path, &key)?;
     Ok(path)

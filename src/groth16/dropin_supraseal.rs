@@ -15,8 +15,9 @@ use rand_core::RngCore;
 use super::prover::{ProvingEngine, SrsProver, SuprasealParams};
 use super::upstream::groth16::Proof;
 use super::upstream::SynthesisError;
+use crate::error::Error;
 use crate::groth16::key::key_of;
-use crate::groth16::pipeline::prove_batch;
+use crate::groth16::pipeline::{prove_batch, Holding, Randomness, Remake};
 use crate::groth16::report;
 use crate::groth16::settings::{in_flight, retains_buffers};
 use crate::prover::random_rs;
@@ -24,16 +25,16 @@ use crate::warn_once::warn_once;
 
 fn prove_cached<E, C, S>(
     circuits: Vec<C>,
+    remake: Option<&Remake<'_, C>>,
     params: S,
-    r: Vec<E::Fr>,
-    s: Vec<E::Fr>,
+    (r, s): (Vec<E::Fr>, Vec<E::Fr>),
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
     E: ProvingEngine,
     C: Circuit<E::Fr> + Send,
     S: SuprasealParams<E>,
 {
-    let members = in_flight().map_err(report)?;
+    let in_flight = in_flight().map_err(report)?;
     let file = params.file();
     let key = file.and_then(|file| {
         let vk = file.verifying_key();
@@ -50,12 +51,44 @@ where
     let key_for = |inputs: usize| key.filter(|(_, ic)| *ic == inputs).map(|(key, _)| key);
     prove_batch(
         circuits,
-        (&r, &s),
+        remake,
+        Randomness { r: &r, s: &s },
         key.is_some().then_some(&key_for as _),
         |first| SrsProver::new(&params, first),
-        (members, retains_buffers()),
+        Holding {
+            in_flight,
+            retain: retains_buffers(),
+        },
     )
     .map_err(report)
+}
+
+/// What a fork's `CompoundProof::circuit_proofs` calls under `cuda-supraseal`
+/// (`scripts/patch-fork.sh`): as [`create_random_proof_batch`] (supraseal has no
+/// priority), given `remake`, which makes member `i`'s circuit again (the fork makes a
+/// partition's from its vanilla proof). A member that a recording fails (a cache file that
+/// does not describe the circuit or changes while mapped, a trusted recording that fails
+/// a proof) is then synthesized again directly and proven, so the batch returns
+/// bellperson's proofs whatever the recording cache holds. Only batches given `remake` read
+/// the cache's files (see the [module documentation](crate::groth16)).
+pub fn create_random_proof_batch_remaking<E, C, M, F, R, S>(
+    circuits: Vec<C>,
+    remake: F,
+    params: S,
+    _priority: bool,
+    rng: &mut R,
+) -> Result<Vec<Proof<E>>, SynthesisError>
+where
+    E: ProvingEngine,
+    C: Circuit<E::Fr> + Send,
+    M: std::fmt::Display,
+    F: Fn(usize) -> Result<C, M> + Sync,
+    R: RngCore,
+    S: SuprasealParams<E>,
+{
+    let randomness = random_rs(circuits.len(), rng);
+    let remake = |index: usize| remake(index).map_err(|e| Error::Remake(format!("{e:#}")));
+    prove_cached(circuits, Some(&remake), params, randomness)
 }
 
 /// bellperson's `groth16::create_random_proof_batch` under `cuda-supraseal`: the same
@@ -71,8 +104,8 @@ where
     R: RngCore,
     S: SuprasealParams<E>,
 {
-    let (r, s) = random_rs(circuits.len(), rng);
-    prove_cached(circuits, params, r, s)
+    let randomness = random_rs(circuits.len(), rng);
+    prove_cached(circuits, None, params, randomness)
 }
 
 /// bellperson's `groth16::create_random_proof_batch_in_priority` under `cuda-supraseal`,
@@ -104,7 +137,7 @@ where
     C: Circuit<E::Fr> + Send,
     S: SuprasealParams<E>,
 {
-    prove_cached(circuits, params, r, s)
+    prove_cached(circuits, None, params, (r, s))
 }
 
 /// bellperson's `groth16::create_proof_batch_in_priority` under `cuda-supraseal`: as
@@ -120,5 +153,5 @@ where
     C: Circuit<E::Fr> + Send,
     S: SuprasealParams<E>,
 {
-    prove_cached(circuits, params, r, s)
+    prove_cached(circuits, None, params, (r, s))
 }

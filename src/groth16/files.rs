@@ -10,6 +10,8 @@ use std::time::Instant;
 use ff::PrimeField;
 
 use super::key::Key;
+use super::own_dir::own_dir;
+use super::settings::cache_dir;
 use super::watchdog::{watched, GaveUp, STALL};
 use crate::precompiled::{Recording, KEY_LEN};
 use crate::warn_once::warn_once;
@@ -17,6 +19,25 @@ use crate::{Error, FileProblem};
 
 fn hex(key: &Key) -> String {
     key.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The recording cache directory, made if missing, when it is this process's own; else
+/// none (a warning naming it, its owner and mode, once), so no other user's file is read.
+pub(crate) fn trusted_cache_dir() -> Option<std::path::PathBuf> {
+    let dir = cache_dir()?;
+    match own_dir(&dir) {
+        Ok(()) => Some(dir),
+        Err(e) => {
+            warn_once(format!("not own {}", dir.display()), || {
+                format!(
+                    "synthpool: not using the recording cache: {}; recordings are made and kept \
+                     in memory only",
+                    e.chain()
+                )
+            });
+            None
+        }
+    }
 }
 
 /// `{inputs}-{key}.rec`: the input count lets a lookup ask for the key before reading.
@@ -63,7 +84,7 @@ pub(crate) struct FileId {
 }
 
 fn identity(path: &Path) -> Option<FileId> {
-    let metadata = std::fs::metadata(path).ok()?;
+    let metadata = std::fs::symlink_metadata(path).ok()?;
     #[cfg(unix)]
     let (device, inode) = {
         use std::os::unix::fs::MetadataExt;
@@ -152,15 +173,13 @@ pub(crate) fn save<Scalar: PrimeField>(
 ) -> Option<CacheFile> {
     let path = dir.join(file_name(inputs, key));
     let started = Instant::now();
-    let saved = std::fs::create_dir_all(dir)
-        .map_err(|e| Error::file(dir, FileProblem::Io(e)))
-        .and_then(|()| recording.save_keyed(&path, key));
-    match saved {
+    // The directory is the one the batch listed, made and checked then.
+    match recording.save_keyed(&path, key) {
         Ok(()) => {
             log::info!(
                 "synthpool: saved the recording {} ({} bytes) in {:.1?}",
                 path.display(),
-                std::fs::metadata(&path).map_or(0, |m| m.len()),
+                std::fs::symlink_metadata(&path).map_or(0, |m| m.len()),
                 started.elapsed()
             );
             sweep_abandoned(dir);

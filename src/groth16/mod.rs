@@ -18,10 +18,26 @@
 //! What they promise: every proof they return verifies against the parameters whenever
 //! bellperson's proof of the same circuit would, and is byte-identical to it when the
 //! circuit is the parameters' one. Proofs made from a recording's vectors are verified
-//! before they are returned, and one that does not verify is never returned: its
-//! recording is dropped, and its batch fails with [`crate::Error::RecordingRejected`]
-//! unless the members can be redone (below). Members synthesized directly are bellperson's
-//! vectors exactly and are not verified, as bellperson does not verify its own.
+//! before they are returned, and one that does not verify is never returned. Members
+//! synthesized directly are bellperson's vectors exactly and are not verified, as
+//! bellperson does not verify its own.
+//!
+//! A recording can fail a member where bellperson would prove: a cache file that does not
+//! describe the circuit (damaged, planted, another circuit's), one changed while mapped,
+//! a trusted recording whose proof does not verify. `create_random_proof_batch_remaking`,
+//! which a fork patched by `scripts/patch-fork.sh` calls, is given a way to make each
+//! member's circuit again: such a member is synthesized again directly, proven and
+//! verified. When that proof verifies, the recording was what failed: it is dropped, its
+//! file removed (one warning naming the file and why), and the rest of the batch is
+//! synthesized directly; so a batch of any size, one included, returns bellperson's
+//! proofs. When it does not verify either, the member's witness or circuit is wrong
+//! (bellperson would return that invalid proof): the batch fails with
+//! [`crate::Error::ProofRejected`], and the recording stays. The drop-ins with
+//! bellperson's signatures cannot make a circuit again, so they take no recording that
+//! could fail where bellperson proves: they never read the cache's files, nor evaluate a
+//! recording read in place from one (they record in memory, and save what earns trust);
+//! a trusted recording in memory whose proof fails fails their batch with
+//! [`crate::Error::RecordingRejected`].
 //!
 //! The life of a structure's recording in a process:
 //!
@@ -29,24 +45,24 @@
 //!            a batch records it, or opens its cache file
 //!   absent ─────────────────────────────────────────────> on probation
 //!     ^  ^                                                │   │   │
-//!     │  │  its proof fails (file removed), or its batch  │   │   │ cannot be recorded
-//!     │  └────────── fails before a verdict ──────────────┘   │   v
+//!     │  │  it fails a member whose own proof verifies    │   │   │ cannot be recorded
+//!     │  └── (file removed), or its batch fails first ────┘   │   v
 //!     │                                                       │  unrecordable (direct,
 //!     │                              a proof made with it     │  pre-sized)
 //!     │                              verifies                 v
-//!     └───────── a later proof made with it fails ─────── trusted (every batch evaluates it)
+//!     └───── it fails a member whose own proof verifies ─ trusted (every batch evaluates it)
 //! ```
 //!
 //! On probation, the recording serves only the batch holding it; other batches of the
 //! structure wait for the verdict (a rayon worker synthesizes directly instead). A batch
 //! that made its recording proves its first member before evaluating the others. A batch
-//! that opened a cache file evaluates every member from it at once; if the first proof is
-//! rejected, the members made from the file are redone from a recording of another member
-//! of the batch (a batch of one has none, and fails). Cache files are listed and read
-//! without holding up batches of other structures; one that makes no progress for 30 s is
-//! treated as absent. In the code, `store::Slot` is this state per structure (absent: no
-//! entry), `store::Start` how a batch begins from it, `store::Probation` the holding
-//! batch's claim, and the pipeline's `Plan`, `Made` and `Verdict` follow a batch's members.
+//! that opened a cache file evaluates every member from it at once. Cache files are listed
+//! and read without holding up batches of other structures; one that makes no progress for
+//! 30 s is treated as absent. The cache directory is used only when it is this process's
+//! own: owned by its user or root, writable by no one else (see [`set_cache_dir`]). In the
+//! code, `store::Slot` is this state per structure (absent: no entry), `store::Start` how a
+//! batch begins from it, `store::Probation` the holding batch's claim, and the pipeline's
+//! `Plan`, `Made` and `Trial` follow a batch's members.
 //!
 //! A dedicated proving process can keep each batch's spent storage for the next with
 //! [`set_retain_buffers`] or `SYNTHPOOL_RETAIN_BUFFERS=1` (off by default: it stays
@@ -54,6 +70,7 @@
 
 mod files;
 mod key;
+mod own_dir;
 mod pipeline;
 mod settings;
 mod store;

@@ -54,6 +54,15 @@ fn chosen() -> MutexGuard<'static, Chosen> {
 
 /// Sets the persistent cache's directory (`None`: no persistent cache), overriding the
 /// `SYNTHPOOL_RECORDING_CACHE` environment variable.
+///
+/// Whoever can write the directory decides which recordings a batch opens, so the drop-ins
+/// use it only when it is this process's own: a directory (not a symbolic link) owned by
+/// the process's user or root and not writable by group or others, below directories that
+/// no other user can replace it in (owned by one of those two, and writable by others only
+/// with the sticky bit, as `/var/tmp`). Otherwise they log one warning naming it, its owner
+/// and mode, and keep recordings in memory only. A missing directory is made, with mode
+/// 0755 whatever the umask (files in it are written 0644); one another user made first is
+/// not this process's own. Files in it are opened without following symbolic links.
 pub fn set_cache_dir(dir: Option<PathBuf>) {
     chosen().cache_dir = Some(dir);
 }

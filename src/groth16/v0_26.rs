@@ -10,7 +10,7 @@ mod dropin;
 
 pub use dropin::{
     create_proof_batch, create_proof_batch_in_priority, create_random_proof_batch,
-    create_random_proof_batch_in_priority,
+    create_random_proof_batch_in_priority, create_random_proof_batch_remaking,
 };
 
 // The same file for each release: recordings made ahead of time under its verifying key.

@@ -51,6 +51,7 @@ use super::matrix::{check_counts, validate_dictionary, Matrix};
 use super::parts::Parts;
 use super::sections::{padding, Copied, SectionReader, SectionWriter, Sections, Source, ALIGN};
 use super::Recording;
+use crate::regular_file::Links;
 use crate::vectors::reserve;
 use crate::{Error, FileProblem};
 
@@ -60,6 +61,11 @@ pub const FORMAT_VERSION: u32 = 4;
 const DIGEST_LEN: u64 = 32;
 /// Bytes of the key that names what a file was recorded for.
 pub(crate) const KEY_LEN: usize = 32;
+
+/// The mode recording files are written with, whatever the umask: the owner writes, anyone
+/// may read (a recording holds no secret, and every proving user of a machine may map it).
+#[cfg(unix)]
+const FILE_MODE: u32 = 0o644;
 const COUNTS: usize = 7;
 /// More sections than any recording has: a table longer than this is not a recording's.
 const MAX_SECTIONS: u32 = 1024;
@@ -178,12 +184,25 @@ fn create_temporary(path: &Path) -> Result<(PathBuf, File), Error> {
             ".{name}.{}.{unique}{TEMPORARY_SUFFIX}",
             std::process::id()
         ));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)
-        {
-            Ok(file) => return Ok((temporary, file)),
+        let mut options = OpenOptions::new();
+        // Made here, never an existing name (a link included) opened.
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);
+        match options.open(&temporary) {
+            Ok(file) => {
+                // The mode whatever the umask took off it.
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    let mode = std::fs::Permissions::from_mode(FILE_MODE);
+                    if let Err(e) = file.set_permissions(mode) {
+                        let _ = std::fs::remove_file(&temporary);
+                        return Err(Error::file(temporary, FileProblem::Io(e)));
+                    }
+                }
+                return Ok((temporary, file));
+            }
             // Left behind by a crashed process that had this id, or written by a process of
             // another machine with the same id: pick the next name.
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -476,7 +495,13 @@ fn open<Scalar: PrimeField>(
             FileProblem::Corrupt("recording files are read on little-endian machines only".into()),
         ));
     }
-    let (mut file, opened) = crate::regular_file::open(path)?;
+    // A keyed file is a recording cache's: the cache writes no links, so a link at the
+    // name is not followed.
+    let links = match expected_key {
+        Some(_) => Links::Refuse,
+        None => Links::Follow,
+    };
+    let (mut file, opened) = crate::regular_file::open(path, links)?;
     let header = read_header::<Scalar>(&mut file, path, opened.len())?;
     if let Some(expected) = expected_key {
         if *expected != header.key {

@@ -323,6 +323,16 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         }
     }
 
+    /// Whether the recording is read in place from a file ([`Self::map`]), which can
+    /// change under it: an evaluation that sees a change is an error.
+    #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
+    pub(crate) fn is_mapped(&self) -> bool {
+        #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
+        return self.mapping.is_some();
+        #[cfg(not(all(unix, target_pointer_width = "64", target_endian = "little")))]
+        false
+    }
+
     /// Nonzero terms in A, B and C together.
     pub fn nonzeros(&self) -> usize {
         self.matrices.iter().map(Matrix::nonzeros).sum()

@@ -33,7 +33,7 @@ impl<E: MultiMillerLoop> ParametersFile<E> {
     pub fn read(path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
         let fail = |problem| Error::file(path, problem);
-        let (file, opened) = crate::regular_file::open(path)?;
+        let (file, opened) = crate::regular_file::open(path, crate::regular_file::Links::Follow)?;
         let file_len = opened.len();
         let mut reader = BufReader::new(file);
         let vk = VerifyingKey::<E>::read(&mut reader).map_err(|e| fail(FileProblem::Io(e)))?;

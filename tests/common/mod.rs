@@ -391,6 +391,40 @@ impl Circuit<Fr> for NumCircuit {
     }
 }
 
+/// `y = factor · x`, `y` public: circuits of one structure whose coefficient differs.
+#[derive(Clone)]
+pub struct Linear {
+    pub x: Option<u64>,
+    pub factor: u64,
+}
+
+impl Circuit<Fr> for Linear {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let factor = Fr::from(self.factor);
+        let x = AllocatedNum::alloc(cs.namespace(|| "x"), || {
+            self.x
+                .map(Fr::from)
+                .ok_or(SynthesisError::AssignmentMissing)
+        })?;
+        let y = AllocatedNum::alloc(cs.namespace(|| "y"), || {
+            x.get_value()
+                .map(|x| x * factor)
+                .ok_or(SynthesisError::AssignmentMissing)
+        })?;
+        cs.enforce(
+            || "y = factor x",
+            |lc| lc + (factor, x.get_variable()),
+            |lc| lc + CS::one(),
+            |lc| lc + y.get_variable(),
+        );
+        y.inputize(cs.namespace(|| "y"))
+    }
+}
+
+pub fn linear(xs: &[u64], factor: u64) -> Vec<Linear> {
+    xs.iter().map(|&x| Linear { x: Some(x), factor }).collect()
+}
+
 /// Every term of a linear combination, as iterated.
 pub type Terms = Vec<(Variable, Fr)>;
 

@@ -1,33 +1,37 @@
 //! The proving side of a batch: each member proven in order, its proof verified when a
-//! recording made it, the verdicts on recordings given, and members a rejected file's
-//! recording made redone from their witnesses.
+//! recording made it, the verdicts on recordings given, and members a recording failed
+//! made again from their circuits.
 
 use std::sync::{mpsc, Arc};
 
 use ff::PrimeField;
 
-use super::batch::{lock, Batch, Verdict};
-use super::{Made, Member, MemberProver, Produced};
+use super::batch::{Batch, Verdict};
+use super::produce::direct;
+use super::{Made, Member, MemberProver, Produced, Remake};
+use crate::error::Error;
 use crate::groth16::store::Saving;
-use crate::precompiled::{Recording, Witness};
+use crate::precompiled::Recording;
 use crate::prover::Proven;
 use crate::vectors::ProverVectors;
-use crate::Error;
 
 /// The proving side of a batch.
-pub(super) struct Consumer<'b, 'a, Scalar: PrimeField, P, F> {
+pub(super) struct Consumer<'b, 'a, Scalar: PrimeField, P, F, C> {
     pub(super) batch: &'b Batch<'a, Scalar>,
+    /// Makes a member's circuit again, when the caller can.
+    pub(super) remake: Option<&'b Remake<'b, C>>,
     /// Makes the prover for the first vectors proven.
     pub(super) make_prover: F,
     pub(super) prover: Option<P>,
     pub(super) saving: &'b mut Option<Saving<Scalar>>,
 }
 
-impl<Scalar, P, F> Consumer<'_, '_, Scalar, P, F>
+impl<Scalar, P, F, C> Consumer<'_, '_, Scalar, P, F, C>
 where
     Scalar: PrimeField,
     P: MemberProver<Scalar>,
     F: Fn(&ProverVectors<Scalar>) -> Result<P, Error>,
+    C: bellpepper_core::Circuit<Scalar>,
 {
     /// Each member in order, its proof verified when its vectors came from a recording;
     /// the probation's verdict given on the first.
@@ -48,7 +52,7 @@ where
                 }
             };
             let proof = self
-                .member(member, (r[index], s[index]))
+                .member(index, member, (r[index], s[index]))
                 .map_err(|e| e.member(index))?;
             proofs.push(proof);
         }
@@ -83,28 +87,31 @@ where
         prover.verifies(proof, public)
     }
 
-    /// One member's proof.
+    /// Member `index`'s proof. It holds its permit until its proof is returned, redone or
+    /// not, so a redo never holds more than `k` members' vectors.
     fn member(
         &mut self,
+        index: usize,
         member: Member<Scalar>,
-        (r, s): (Scalar, Scalar),
+        randomness: (Scalar, Scalar),
     ) -> Result<P::Proof, Error> {
         let (vectors, made) = match member {
-            Member::Redo(vectors, constraints, why) => {
-                return self.redo(vectors, constraints, Some(why), (r, s));
-            }
+            Member::Failed(made, why) => return self.redo(index, made, why, randomness),
             Member::Synthesized(vectors, made) => (vectors, made),
         };
-        let constraints = vectors.a.len();
-        if let Made::FromFile(recording) = &made {
-            if self.rejected(recording) {
-                self.batch.release(None);
-                return self.redo(vectors, constraints, None, (r, s));
-            }
-            // A file can make vectors the parameters do not fit (a damaged density): that
-            // is the file's failure, as an evaluation's would be.
-            if let Err(why) = self.ready(&vectors) {
-                return self.redo(vectors, constraints, Some(why), (r, s));
+        if made.evaluated().is_some() {
+            let rejected = self.batch.trial(|trial| trial.verdict) == Verdict::Rejected;
+            // Made from a recording that failed another member since, or giving vectors the
+            // parameters do not fit (a damaged density): the recording's failure, as an
+            // evaluation's would be.
+            let fits = if rejected {
+                Err(Error::RecordingRejected)
+            } else {
+                self.ready(&vectors)
+            };
+            if let Err(why) = fits {
+                drop(vectors);
+                return self.redo(index, made, why, randomness);
             }
         }
         self.ready(&vectors)?;
@@ -112,185 +119,118 @@ where
             Made::Direct => Vec::new(),
             _ => vectors.input_assignment[1..].to_vec(),
         };
-        // A member of a file's recording keeps its witness until its proof is checked.
-        let keep = self.batch.hand_back || matches!(made, Made::FromFile(_));
-        let (proof, spent) = self.prove(vectors, (r, s), keep)?;
+        let (proof, spent) = self.prove(vectors, randomness, self.batch.settings.hand_back)?;
         if !made.verified() {
             self.batch.release(spent);
             return Ok(proof);
         }
         let verified = self.verifies(&proof, &public);
-        match (made, verified) {
-            (Made::FromFile(recording), false) => {
-                self.judge_file(
-                    &recording,
-                    Err("a proof made with it does not verify against its parameters"),
-                );
-                self.batch.release(None);
-                let spent = spent.expect("a file's member keeps its storage");
-                self.redo(spent, constraints, None, (r, s))
-            }
-            (Made::FromFile(recording), true) => {
-                self.judge_file(&recording, Ok(()));
-                self.batch.release(spent.filter(|_| self.batch.hand_back));
-                Ok(proof)
-            }
-            (made, verified) => {
-                self.batch.release(spent);
-                self.judge(made, verified)?;
-                Ok(proof)
+        match made {
+            Made::Recording => self.judge_new(verified),
+            Made::FromFile(recording) if verified => self.trust_file(&recording),
+            Made::Trusted(_) if verified => {}
+            made => {
+                drop(spent);
+                return self.redo(index, made, Error::RecordingRejected, randomness);
             }
         }
-    }
-
-    /// Whether the file's recording `recording` was rejected in this batch.
-    fn rejected(&self, recording: &Arc<Recording<Scalar>>) -> bool {
-        let awaiting = lock(&self.batch.awaiting);
-        let judged = lock(&self.batch.flow).verdict;
-        judged == Verdict::Rejected
-            && awaiting
-                .as_ref()
-                .is_none_or(|awaiting| Arc::ptr_eq(awaiting, recording))
-    }
-
-    /// A verdict on the file's recording from one of its members: the first decides its
-    /// trust; a failure after trust evicts it. A rejection asks for a replacement.
-    fn judge_file(&mut self, recording: &Arc<Recording<Scalar>>, outcome: Result<(), &str>) {
-        let probation = lock(&self.batch.probation).take();
-        match (probation, outcome) {
-            (Some(probation), Ok(())) => {
-                *self.saving = probation.trust(recording);
-                self.batch.decide(Verdict::Trusted);
-            }
-            (Some(probation), Err(why)) => {
-                probation.reject(why);
-                self.batch.decide(Verdict::Rejected);
-                self.batch.want_replacement();
-            }
-            (None, Ok(())) => {}
-            (None, Err(_)) => {
-                if lock(&self.batch.flow).verdict != Verdict::Rejected {
-                    if let Some(key) = *lock(&self.batch.key) {
-                        self.batch.store.evict(&key);
-                    }
-                    self.batch.decide(Verdict::Rejected);
-                }
-                self.batch.want_replacement();
-            }
-        }
-    }
-
-    /// A member made from a file's recording that failed (`why`: its own evaluation, or
-    /// the parameters' check of its vectors, failed; `None`: its proof, or another
-    /// member's, did not verify, which rejected the file already), redone from its witness
-    /// with the replacement, then proven and verified. When the redone member's proof
-    /// verifies, the file is what failed it; when it does not, or no replacement can be
-    /// made, whose fault it was cannot be told and the file is dropped unjudged.
-    fn redo(
-        &mut self,
-        mut vectors: ProverVectors<Scalar>,
-        constraints: usize,
-        why: Option<Error>,
-        (r, s): (Scalar, Scalar),
-    ) -> Result<P::Proof, Error> {
-        if why.is_some() {
-            // The member's permit, given back while it is redone.
-            self.batch.want_replacement();
-            self.batch.release(None);
-        }
-        let file_failed_first = why.is_some();
-        let fail = |this: &mut Self, error: Error| {
-            if file_failed_first {
-                this.abandon_file();
-            }
-            Err(error)
-        };
-        let Some(replacement) = self.batch.replacement() else {
-            return fail(self, why.unwrap_or(Error::RecordingRejected));
-        };
-        let witness = Witness::unclassified(
-            std::mem::take(&mut vectors.input_assignment),
-            std::mem::take(&mut vectors.aux_assignment),
-            constraints,
-        );
-        let evaluated = replacement
-            .evaluate_into(witness, &mut vectors)
-            .and_then(|_| self.ready(&vectors));
-        if let Err(again) = evaluated {
-            return fail(self, again);
-        }
-        let public = vectors.input_assignment[1..].to_vec();
-        let (proof, spent) = self.prove(vectors, (r, s), false)?;
-        drop(spent);
-        if !self.verifies(&proof, &public) {
-            return fail(self, Error::RecordingRejected);
-        }
-        if let Some(why) = &why {
-            let why = format!(
-                "a member a fresh recording proves fails it ({})",
-                why.chain()
-            );
-            let recording = lock(&self.batch.awaiting).clone();
-            if let Some(recording) = recording {
-                self.judge_file(&recording, Err(&why));
-            }
-        }
-        self.batch.store.redone();
+        self.batch.release(spent);
         Ok(proof)
     }
 
-    /// The file's recording failed a member that a replacement fails too, or that has no
-    /// replacement: whose fault that is cannot be told, so it is dropped unjudged (the file
-    /// stays for other processes; this one does not read it again).
-    fn abandon_file(&mut self) {
-        drop(lock(&self.batch.probation).take());
-        self.batch.decide(Verdict::Rejected);
+    /// Member `index`, which the recording it was made from failed (`why`), made again
+    /// from its circuit: synthesized directly, proven and verified. When its proof
+    /// verifies, the recording was wrong and is dropped with its file; when it does not,
+    /// the member's own circuit or witness is, and the member fails. Without a way to make
+    /// the circuit again (only recordings in memory serve then), the member fails.
+    fn redo(
+        &mut self,
+        index: usize,
+        made: Made<Scalar>,
+        why: Error,
+        randomness: (Scalar, Scalar),
+    ) -> Result<P::Proof, Error> {
+        let (Some(remake), Some(recording)) = (self.remake, made.evaluated()) else {
+            if let Made::Trusted(_) = made {
+                self.drop_recording(&made, "a proof made with it does not verify");
+            }
+            return Err(why);
+        };
+        let shape = recording.shape();
+        let vectors = direct(remake(index)?, Some(shape))?;
+        self.ready(&vectors)?;
+        let public = vectors.input_assignment[1..].to_vec();
+        let (proof, spent) = self.prove(vectors, randomness, false)?;
+        drop(spent);
+        if !self.verifies(&proof, &public) {
+            // Not the recording's fault: a file on probation is given back unjudged, to
+            // serve the next batch.
+            if let Made::FromFile(_) = made {
+                if let Some(probation) = self.batch.trial(|trial| trial.probation.take()) {
+                    probation.abandon();
+                }
+            }
+            return Err(Error::ProofRejected(why.chain()));
+        }
+        let reason = format!(
+            "member {index}, made again directly, proves where it failed it ({})",
+            why.chain()
+        );
+        self.drop_recording(&made, &reason);
+        self.batch.store.redone();
+        self.batch.release(None);
+        Ok(proof)
     }
 
-    /// What a verified or failed proof made from a recording in memory decides: the
-    /// probation's verdict (trust, saved at the batch's end, or rejection) for the first
-    /// member; for a trusted recording, its eviction when the proof fails. An error when
-    /// the proof cannot be returned.
-    fn judge(&mut self, made: Made<Scalar>, verified: bool) -> Result<(), Error> {
-        match made {
-            Made::Recording => {
-                let probation = lock(&self.batch.probation).take();
-                if let Some(probation) = probation {
-                    let recording = lock(&self.batch.awaiting).take();
-                    if let (true, Some(recording)) = (verified, recording) {
-                        *self.saving = probation.trust(&recording);
-                        self.batch.decide(Verdict::Trusted);
-                    } else {
-                        probation
-                            .reject("a proof made with it does not verify against its parameters");
-                        self.batch.decide(Verdict::Rejected);
-                    }
+    /// Drops the recording `made` came from, which failed a member for `why`, once per
+    /// batch: a file on probation is rejected (and removed), a trusted recording evicted
+    /// (with the file it came from). Later members of the batch are synthesized directly.
+    fn drop_recording(&mut self, made: &Made<Scalar>, why: &str) {
+        let (first, probation, key) = self.batch.trial(|trial| {
+            let first = trial.verdict != Verdict::Rejected;
+            trial.verdict = Verdict::Rejected;
+            (first, trial.probation.take(), trial.key)
+        });
+        match (first, probation, made) {
+            (_, Some(probation), Made::FromFile(_)) => probation.reject(why),
+            (true, _, _) => {
+                if let Some(key) = key {
+                    self.batch.store.evict(&key, why);
                 }
-                Ok(())
             }
-            Made::Replacing => {
-                // Its members were verified one by one; its own member's proof verifying
-                // earns it the trust of a new recording (unless another batch holds the
-                // structure by now), and the file's place.
-                let recording = lock(&self.batch.replacing).take();
-                let key = *lock(&self.batch.key);
-                if let (true, Some(recording), Some(key)) = (verified, recording, key) {
-                    let inputs = recording.shape().inputs;
-                    if let Some(probation) = self.batch.store.claim(key, inputs) {
-                        *self.saving = probation.trust(&recording);
-                    }
-                }
-                Ok(())
-            }
-            Made::Trusted | Made::Replacement if verified => Ok(()),
-            Made::Trusted => {
-                if let Some(key) = *lock(&self.batch.key) {
-                    self.batch.store.evict(&key);
-                }
-                Err(Error::RecordingRejected)
-            }
-            Made::Replacement => Err(Error::RecordingRejected),
-            Made::Direct | Made::FromFile(_) => Ok(()),
+            _ => {}
         }
+    }
+
+    /// A proof made from the file's recording `recording` verified: the first decides its
+    /// trust.
+    fn trust_file(&mut self, recording: &Arc<Recording<Scalar>>) {
+        if let Some(probation) = self.batch.trial(|trial| trial.probation.take()) {
+            *self.saving = probation.trust(recording);
+            self.batch.trial(|trial| trial.verdict = Verdict::Trusted);
+        }
+    }
+
+    /// The verdict on a recording this batch made, from its first member's proof: trust
+    /// (saved at the batch's end) or rejection. The member's vectors are direct synthesis's,
+    /// so its proof is returned either way, as bellperson would.
+    fn judge_new(&mut self, verified: bool) {
+        let (probation, recording) = self
+            .batch
+            .trial(|trial| (trial.probation.take(), trial.recording.take()));
+        let Some(probation) = probation else {
+            return;
+        };
+        let verdict = match (verified, recording) {
+            (true, Some(recording)) => {
+                *self.saving = probation.trust(&recording);
+                Verdict::Trusted
+            }
+            _ => {
+                probation.reject("a proof made with it does not verify against its parameters");
+                Verdict::Rejected
+            }
+        };
+        self.batch.trial(|trial| trial.verdict = verdict);
     }
 }

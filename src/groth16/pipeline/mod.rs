@@ -7,23 +7,23 @@
 //! recording then writes over pages already faulted in.
 //!
 //! How each member is synthesized follows the structure's state in the store:
-//! - from a trusted recording: verified, and a proof that fails drops the recording and
-//!   fails the batch;
+//! - from a trusted recording: verified;
 //! - the first member of a structure the process has not seen, and no file holds, is
 //!   recorded while synthesized directly; later members wait for the verdict on its proof,
 //!   then evaluate the recording (trusted) or are synthesized directly (rejected);
 //! - a recording opened from a cache file serves every member at once, without waiting
-//!   for a verdict: each member's proof is verified, the first one's verdict decides the
-//!   file's trust, and each member keeps its witness until its proof is verified. A member
-//!   whose evaluation fails, or whose proof does not verify, rejects the file's recording:
-//!   the next member not yet synthesized is recorded afresh while synthesized directly (a
-//!   replacement, checked to reproduce that member), and every member made from the
-//!   rejected recording is evaluated again from its witness with the replacement and
-//!   verified. So the batch still returns bellperson's proofs; only a batch whose members
-//!   were all synthesized before the rejection (at most `k`; a batch of one) is left
-//!   without a member to record from, and fails with [`Error::RecordingRejected`]. While
-//!   it redoes a member, the batch holds one member's storage more than `k`;
+//!   for a verdict: each member's proof is verified, and the first one's verdict decides
+//!   the file's trust;
 //! - otherwise directly.
+//!
+//! A member a recording fails (its evaluation, the parameters' check of its vectors, or
+//! its proof's verification) is made again from its circuit when the caller can make it
+//! ([`Remake`]): synthesized directly, proven and verified. When that proof verifies, the
+//! recording was wrong: it is dropped, its file removed, and the rest of the batch is
+//! synthesized directly. When it does not, the circuit or its witness is wrong, and the
+//! member fails with [`Error::ProofRejected`] (bellperson would return that proof). A
+//! caller that cannot make a circuit again is never given a recording that can fail where
+//! bellperson would prove: no cache file, no recording read in place from one.
 //!
 //! A member whose synthesis fails (or panics) fails the batch with its index; no later
 //! member is proven, and the synthesis thread stops.
@@ -31,21 +31,23 @@
 mod batch;
 mod consume;
 mod produce;
+#[cfg(test)]
+mod tests;
 
 use std::sync::{mpsc, Arc};
 
 use bellpepper_core::Circuit;
 use ff::PrimeField;
 
-use self::batch::{Batch, StopOnDrop};
+use self::batch::{Batch, Settings, StopOnDrop};
 use self::consume::Consumer;
 use self::produce::{produce, Plan};
 use super::key::KeyFor;
 use super::store::store;
+use crate::error::Error;
 use crate::precompiled::Recording;
 use crate::prover::MemberProver;
 use crate::vectors::ProverVectors;
-use crate::Error;
 
 /// How a member's vectors were made, which says what its proof's verification decides.
 #[derive(Clone)]
@@ -55,21 +57,23 @@ enum Made<Scalar: PrimeField> {
     /// Directly while recording: the proof's verdict is the new recording's.
     Recording,
     /// From a trusted recording: verified, and a failure drops it.
-    Trusted,
+    Trusted(Arc<Recording<Scalar>>),
     /// From a recording opened from a cache file, on probation in this batch: verified; the
-    /// first verdict is the file's; a failure rejects it and the member is redone.
+    /// first verdict is the file's; a failure rejects it.
     FromFile(Arc<Recording<Scalar>>),
-    /// From the replacement of a rejected file's recording: verified, and a failure fails
-    /// the batch.
-    Replacement,
-    /// Directly while recording the replacement: the proof's verdict is the
-    /// replacement's, for later batches.
-    Replacing,
 }
 
 impl<Scalar: PrimeField> Made<Scalar> {
     fn verified(&self) -> bool {
         !matches!(self, Made::Direct)
+    }
+
+    /// The recording the member was evaluated from, if it was.
+    fn evaluated(&self) -> Option<&Arc<Recording<Scalar>>> {
+        match self {
+            Made::Trusted(recording) | Made::FromFile(recording) => Some(recording),
+            Made::Direct | Made::Recording => None,
+        }
     }
 }
 
@@ -77,27 +81,44 @@ impl<Scalar: PrimeField> Made<Scalar> {
 enum Member<Scalar: PrimeField> {
     /// Its vectors, and how they were made.
     Synthesized(ProverVectors<Scalar>, Made<Scalar>),
-    /// Its witness (the vectors' input and aux values, no rows, with the number of
-    /// constraints the circuit enforced): evaluating it with the file's recording failed
-    /// with this error, so it is redone with the replacement.
-    Redo(ProverVectors<Scalar>, usize, Error),
+    /// Evaluating the recording it was to be made from failed with this error: it is made
+    /// again from its circuit.
+    Failed(Made<Scalar>, Error),
 }
 
 /// A member synthesized, or why not.
 type Produced<Scalar> = Result<Member<Scalar>, Error>;
 
-/// Proves `circuits` with randomness `r[i]`, `s[i]`, at most `in_flight` members holding
-/// vectors at once; `prover` is made for the first member's vectors. `key_for` is `None`
-/// when the parameters can give no key at all: the batch is synthesized directly.
-/// `retain`: retention is on (each proof hands its storage back for the next members, and
-/// the batch's for the next batch); a prover that keeps storage for free hands it back
-/// within the batch either way.
+/// Makes member `index` of the batch's circuits again.
+pub(crate) type Remake<'a, C> = dyn Fn(usize) -> Result<C, Error> + Sync + 'a;
+
+/// What a batch is proven with: the randomness of each member's proof.
+pub(crate) struct Randomness<'a, Scalar> {
+    pub(crate) r: &'a [Scalar],
+    pub(crate) s: &'a [Scalar],
+}
+
+/// How a batch may hold memory: members in flight, and whether retention is on.
+#[derive(Clone, Copy)]
+pub(crate) struct Holding {
+    pub(crate) in_flight: usize,
+    pub(crate) retain: bool,
+}
+
+/// Proves `circuits` with `randomness`, at most `holding.in_flight` members holding vectors
+/// at once; `prover` is made for the first member's vectors. `key_for` is `None` when the
+/// parameters can give no key at all: the batch is synthesized directly. `remake`, when the
+/// caller has it, makes a member's circuit again after a recording failed it. With
+/// `holding.retain`, each proof hands its storage back for the next members, and the
+/// batch's for the next batch; a prover that keeps storage for free hands it back within
+/// the batch either way.
 pub(crate) fn prove_batch<Scalar, C, P>(
     circuits: Vec<C>,
-    (r, s): (&[Scalar], &[Scalar]),
+    remake: Option<&Remake<'_, C>>,
+    randomness: Randomness<'_, Scalar>,
     key_for: Option<&KeyFor<'_>>,
     make_prover: impl Fn(&ProverVectors<Scalar>) -> Result<P, Error>,
-    (in_flight, retain): (usize, bool),
+    holding: Holding,
 ) -> Result<Vec<P::Proof>, Error>
 where
     Scalar: PrimeField,
@@ -105,6 +126,7 @@ where
     P: MemberProver<Scalar>,
 {
     let count = circuits.len();
+    let Randomness { r, s } = randomness;
     if r.len() != count || s.len() != count {
         return Err(Error::Randomness {
             assignments: count,
@@ -116,13 +138,19 @@ where
         return Ok(Vec::new());
     }
     let store = store::<Scalar>();
+    let remakes = remake.is_some();
     let start = match key_for {
-        Some(key_for) => store.begin(key_for),
+        Some(key_for) => store.begin(key_for, remakes),
         None => store.begin_unkeyed(),
     };
-    let (plan, beginning) = Plan::begin(&store, start, in_flight.min(count));
-    let hand_back = retain || P::KEEPS_FOR_FREE;
-    let batch = Batch::new(store, key_for, (in_flight, hand_back, retain), beginning);
+    let (plan, beginning) = Plan::begin(&store, start, holding.in_flight.min(count));
+    let settings = Settings {
+        in_flight: holding.in_flight,
+        hand_back: holding.retain || P::KEEPS_FOR_FREE,
+        retain: holding.retain,
+        remakes,
+    };
+    let batch = Batch::new(store, key_for, settings, beginning);
     let (sender, receiver) = mpsc::channel::<Produced<Scalar>>();
     let mut saving = None;
     let result = std::thread::scope(|scope| {
@@ -130,6 +158,7 @@ where
         let stop = StopOnDrop(&batch);
         let result = Consumer {
             batch: &batch,
+            remake,
             make_prover,
             prover: None,
             saving: &mut saving,

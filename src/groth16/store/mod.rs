@@ -64,8 +64,8 @@ pub struct CacheStats {
     /// Members' storage handed back by their proof for the next members of their batch
     /// (retention on, or a prover that keeps it for free: supraseal).
     pub handed_back: u64,
-    /// Members made from a cache file's recording that was then rejected, evaluated again
-    /// from their witness with a recording made from another member of their batch.
+    /// Members a recording failed (its evaluation, the parameters' check or the proof's
+    /// verification), made again from their circuit and synthesized directly.
     pub redone_members: u64,
 }
 
@@ -137,6 +137,7 @@ enum Lookup<Scalar: PrimeField> {
 
 /// The cache files a batch found when it began: the directory, and each file's input count
 /// and name.
+#[derive(Default)]
 struct Listed {
     dir: Option<PathBuf>,
     counts: Vec<usize>,
@@ -168,15 +169,21 @@ impl<Scalar: PrimeField> Store<Scalar> {
 
     /// How a batch of the structure `key_for` names (`key_for(inputs)`: the parameters'
     /// key, asked with an input count) begins; waits while another batch holds the
-    /// structure on probation, unless this thread is a rayon worker.
-    pub(crate) fn begin(self: &Arc<Self>, key_for: &KeyFor<'_>) -> Start<Scalar> {
+    /// structure on probation, unless this thread is a rayon worker. `files`: the batch can
+    /// take a recording that a file could fail (it can make a member's circuit again), so
+    /// it reads the cache directory and evaluates recordings read in place.
+    pub(crate) fn begin(self: &Arc<Self>, key_for: &KeyFor<'_>, files: bool) -> Start<Scalar> {
         // Files this batch read and could not use (or found gone) are not looked at again.
         let mut tried = HashSet::new();
-        let listed = self.listed();
+        let listed = if files {
+            self.listed()
+        } else {
+            Listed::default()
+        };
         loop {
             let candidates = self.candidates(key_for, &listed);
             let mut state = lock(&self.state);
-            match find(&state, &candidates, &tried) {
+            match find(&state, &candidates, &tried, files) {
                 Lookup::Ready(start) => {
                     match start {
                         Start::Trusted(..) => state.stats.evaluated_batches += 1,
@@ -304,20 +311,7 @@ impl<Scalar: PrimeField> Store<Scalar> {
         }
     }
 
-    /// Puts the structure `key` (of `inputs` inputs) on probation for a recording a batch
-    /// made to replace a rejected one, if no batch holds it, to be judged at once like any
-    /// new recording (and saved once trusted).
-    pub(crate) fn claim(self: &Arc<Self>, key: Key, inputs: usize) -> Option<Probation<Scalar>> {
-        let mut state = lock(&self.state);
-        if state.entries.contains_key(&key) {
-            return None;
-        }
-        state.entries.insert(key, (inputs, Slot::Probation));
-        state.stats.recorded += 1;
-        Some(Probation::known(Arc::clone(self), key, inputs))
-    }
-
-    /// Counts a member redone after its file's recording was rejected.
+    /// Counts a member made again directly after a recording failed it.
     pub(crate) fn redone(&self) {
         lock(&self.state).stats.redone_members += 1;
     }
@@ -333,32 +327,37 @@ impl<Scalar: PrimeField> Store<Scalar> {
         self.changed.notify_all();
     }
 
-    /// Drops a trusted recording a later proof rejected, with the file holding it if this
-    /// process knows which file that is and it is still there.
-    pub(crate) fn evict(&self, key: &Key) {
+    /// Drops a trusted recording that failed a member for `why`, with the file holding it
+    /// if this process knows which file that is and it is still there.
+    pub(crate) fn evict(&self, key: &Key, why: &str) {
         let removed = {
             let mut state = lock(&self.state);
             state.stats.rejected += 1;
             state.entries.remove(key)
         };
         if let Some((_, Slot::Trusted(_, Some(file)))) = removed {
-            files::remove_loaded(&file, "a proof made with it does not verify");
+            files::remove_loaded(&file, why);
         }
         self.changed.notify_all();
     }
 }
 
 /// The structure's slot in memory, or else a cache file to read for it, among `candidates`
-/// (files in `tried`, or refused before, are not read again).
+/// (files in `tried`, or refused before, are not read again); without `files`, a trusted
+/// recording read in place from a file is not taken either (the batch is direct).
 fn find<Scalar: PrimeField>(
     state: &State<Scalar>,
     candidates: &[Candidate],
     tried: &HashSet<PathBuf>,
+    files: bool,
 ) -> Lookup<Scalar> {
     for candidate in candidates {
         if let Some((_, slot)) = state.entries.get(&candidate.key) {
             return match slot {
                 Slot::Probation => Lookup::Busy,
+                Slot::Trusted(recording, _) if !files && recording.is_mapped() => {
+                    Lookup::Ready(Start::Direct(Some(recording.shape())))
+                }
                 Slot::Trusted(recording, _) => {
                     Lookup::Ready(Start::Trusted(candidate.key, Arc::clone(recording)))
                 }
@@ -418,7 +417,7 @@ mod tests {
         let store = Arc::clone(store);
         std::thread::spawn(move || {
             let key_for = move |_: usize| Some(key);
-            let _ = sender.send(store.begin(&key_for));
+            let _ = sender.send(store.begin(&key_for, true));
         });
         receiver
     }

@@ -149,7 +149,8 @@ impl<Scalar: PrimeField> Probation<Scalar> {
         self.store.changed.notify_all();
     }
 
-    /// Nothing is recorded (the parameters give no key to file it under).
+    /// Given back unjudged: nothing is recorded (the parameters give no key to file it
+    /// under), or the circuit, not the recording, failed a proof.
     pub(crate) fn abandon(mut self) {
         self.release();
     }

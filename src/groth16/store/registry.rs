@@ -9,7 +9,6 @@ use ff::PrimeField;
 
 use super::{lock, CacheStats, Disk, Slot, Store};
 use crate::groth16::files;
-use crate::groth16::settings::cache_dir;
 
 /// What is done to every field's store at once.
 trait AnyStore: Any + Send + Sync {
@@ -48,7 +47,7 @@ pub(crate) fn store<Scalar: PrimeField>() -> Arc<Store<Scalar>> {
     let mut stores = lock(stores());
     let store = stores.entry(TypeId::of::<Scalar>()).or_insert_with(|| {
         Arc::new(Store::<Scalar>::new(Disk {
-            dir: cache_dir,
+            dir: files::trusted_cache_dir,
             list: files::listing,
             load: files::load,
         }))

@@ -58,8 +58,10 @@ fn ours(seeds: &[u64], rng: u64, with_file: bool) -> Vec<Vec<u8>> {
     let fixture = fixture();
     let mut rng = XorShiftRng::seed_from_u64(rng);
     let proofs = if with_file {
+        // As the patched fork calls it: a member a recording fails is made again.
         let params = SuprasealParametersWithFile::new(&fixture.srs, &fixture.path);
-        dropin::create_random_proof_batch(batch(seeds), &params, &mut rng)
+        let remake = |i: usize| Ok::<_, String>(Mix::with(seeds[i]));
+        dropin::create_random_proof_batch_remaking(batch(seeds), remake, &params, false, &mut rng)
     } else {
         dropin::create_random_proof_batch_in_priority(batch(seeds), &fixture.srs, &mut rng)
     }
