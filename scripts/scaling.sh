@@ -21,7 +21,7 @@
 #       to the cores), then prints ns per constraint and the speed-up against the first
 #       count. Direct synthesis uses at most CHALLENGES threads.
 #
-# Cost per constraint is flat in the number of challenges (docs/performance.md), so a
+# Cost per constraint is flat in the number of challenges (docs/journal.md), so a
 # smaller CHALLENGES keeps the one-thread run short without changing the ratios much.
 set -euo pipefail
 

@@ -46,7 +46,7 @@ pub struct SynthesisOptions {
 
 impl Default for SynthesisOptions {
     /// The fastest measured setting for a circuit of unknown shape: the pool and the
-    /// bit-value kernel without prefetching (docs/performance.md has the runs).
+    /// bit-value kernel without prefetching (docs/journal.md has the runs).
     fn default() -> Self {
         SynthesisOptions {
             pool: true,
@@ -87,7 +87,7 @@ pub(crate) fn set_lent_values(on: bool) {
 
 /// Threads from which a prover's assignment spreads small parts. On two a row's one branch
 /// saves half the row and copies that half into fresh pages, which measured slower than the
-/// row in place (docs/performance.md); on more the time saved grows with the threads while
+/// row in place (docs/journal.md); on more the time saved grows with the threads while
 /// the copies stay one per row, made by all of them.
 const SMALL_PARTS_FROM_THREADS: usize = 3;
 
@@ -697,7 +697,7 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
     /// own (one branch saves no copy by sharing, a few thousand values before a PoRep
     /// partition's challenges cost little to copy, and a branch reading two places runs 3%
     /// more instructions in evaluation). `None` when memory cannot be had, and the circuit
-    /// synthesizes here (docs/performance.md has the measurements).
+    /// synthesizes here (docs/journal.md has the measurements).
     ///
     /// For parts small beside the values before them see [`Self::lend_branches`].
     fn branches(&self, count: usize) -> Option<Vec<Self>> {

@@ -33,7 +33,7 @@
 //! branch per part would have put them, whatever the threads it was made on, and the witness
 //! generated from it hands each part a branch of its own with that range of the system's own
 //! vector, to write in place with nothing to copy (`precompiled/spread_witness.rs`;
-//! docs/performance.md has the measurements).
+//! docs/journal.md has the measurements).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -182,7 +182,7 @@ where
 /// the values so far) it returns [`Returned::Here`] with the parts untouched, and the caller
 /// runs them here. A recorder spreads them (the places it notes let the witness from its
 /// recording write them at once), and so does that witness, whose branches copy nothing
-/// (SnapDeals' apex tree: docs/performance.md).
+/// (SnapDeals' apex tree: docs/journal.md).
 pub fn spread_small_returning<Scalar, CS, P, R, F>(
     cs: &mut CS,
     parts: Vec<P>,

@@ -192,7 +192,7 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
         // Every allocation first, so that running out of memory changes nothing. The
         // allocator grows each vector: the C library's moves a large one's pages without
         // copying them, and a new buffer filled by the pool's threads instead measured
-        // slower under it (docs/performance.md).
+        // slower under it (docs/journal.md).
         reserve(
             &mut self.aux_assignment,
             lent.len() + own.len(),

@@ -866,7 +866,7 @@ fn a_saved_recording_places_the_parts_and_a_loop_passes_over_them() {
     };
     for (opened, how) in [
         (Recording::load(&path).unwrap(), "loaded"),
-        (Recording::map(&path).unwrap(), "mapped"),
+        (Recording::map_unverified(&path).unwrap(), "mapped"),
     ] {
         for c in [circuit.clone(), looped.clone()] {
             let generated = on_threads(2, || opened.witness(c).unwrap());
@@ -919,7 +919,10 @@ fn a_file_whose_parts_overlap_is_refused() {
         let first_at: [u8; 8] = words[8..16].try_into().unwrap();
         words[32..40].copy_from_slice(&first_at);
     });
-    for opened in [Recording::<Fr>::load(&path), Recording::<Fr>::map(&path)] {
+    for opened in [
+        Recording::<Fr>::load(&path),
+        Recording::<Fr>::map_unverified(&path),
+    ] {
         match opened {
             Err(Error::File { problem, .. }) => {
                 assert!(problem.to_string().contains("part 1"), "{problem}")

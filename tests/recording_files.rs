@@ -1,10 +1,10 @@
 //! Recording files, read into memory (`Recording::load`, everything checked) and in place
-//! (`Recording::map`, the header and dictionary checked, the rest read where it lies): both
-//! give direct synthesis's vectors; saves are atomic; a damaged, foreign or truncated
-//! file is a clear error where each path looks; a mapped file that breaks the format, or
-//! that is truncated or rewritten while mapped, makes the evaluation that sees it an
-//! error, never a panic or a SIGBUS; a file renamed over a mapped one leaves the mapping
-//! reading the old one.
+//! (`Recording::map_unverified`, the header and dictionary checked, the rest read where it
+//! lies): both give direct synthesis's vectors; saves are atomic; a damaged, foreign or
+//! truncated file is a clear error where each path looks; a mapped file that breaks the
+//! format, or that is truncated or rewritten while mapped (its times set back or not), makes
+//! the evaluation that sees it an error, never a panic (nor a word on stderr) or a SIGBUS; a
+//! file renamed over a mapped one leaves the mapping reading the old one.
 
 mod common;
 
@@ -88,7 +88,7 @@ impl Open {
     fn open(self, path: &Path) -> Result<Recording<Fr>, Error> {
         match self {
             Open::Load => Recording::load(path),
-            Open::Map => Recording::map(path),
+            Open::Map => Recording::map_unverified(path),
         }
     }
 }
@@ -268,7 +268,7 @@ fn a_mapped_file_out_of_range_fails_quietly() {
     let Ok(path) = std::env::var(QUIET_CHILD) else {
         return;
     };
-    let mapped = Recording::<Fr>::map(Path::new(&path)).unwrap();
+    let mapped = Recording::<Fr>::map_unverified(Path::new(&path)).unwrap();
     match synthesized(&mapped, 1) {
         Err(Error::File {
             problem: FileProblem::Inconsistent(_),
@@ -341,7 +341,7 @@ fn random_damage_never_panics_and_loading_never_accepts_it() {
         );
         let path = dir.join(&name);
         std::fs::write(&path, &damaged).unwrap();
-        match Recording::<Fr>::map(&path) {
+        match Recording::<Fr>::map_unverified(&path) {
             Err(_) => refused += 1,
             Ok(mapped) => match synthesized(&mapped, 1) {
                 Err(_) => failed += 1,
@@ -407,7 +407,7 @@ fn a_file_truncated_under_its_mapping_fails_the_evaluation_not_the_process() {
     let dir = scratch("truncated");
     let (_, path, bytes) = saved_file(&dir);
     for keep in [bytes.len() / 2, 4096, 0] {
-        let mapped = Recording::<Fr>::map(&path).unwrap();
+        let mapped = Recording::<Fr>::map_unverified(&path).unwrap();
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         file.set_len(keep as u64).unwrap();
         drop(file);
@@ -421,7 +421,7 @@ fn a_file_truncated_under_its_mapping_fails_the_evaluation_not_the_process() {
         drop(mapped);
         std::fs::write(&path, &bytes).unwrap();
     }
-    let mapped = Recording::<Fr>::map(&path).unwrap();
+    let mapped = Recording::<Fr>::map_unverified(&path).unwrap();
     assert_same(
         &synthesized(&mapped, 2).unwrap(),
         &synthesize(Mixed { seed: Some(2) }).unwrap(),
@@ -440,7 +440,7 @@ fn a_file_rewritten_under_its_mapping_is_an_error_and_one_renamed_over_is_not_se
     let (_, path, bytes) = saved_file(&dir);
     let columns = layout(&bytes).sections[A_COLUMNS].0;
     for restores_times in [false, true] {
-        let mapped = Recording::<Fr>::map(&path).unwrap();
+        let mapped = Recording::<Fr>::map_unverified(&path).unwrap();
         let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
         let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         file.seek(SeekFrom::Start(columns as u64)).unwrap();
@@ -467,7 +467,7 @@ fn a_file_rewritten_under_its_mapping_is_an_error_and_one_renamed_over_is_not_se
         std::fs::write(&path, &bytes).unwrap();
     }
 
-    let mapped = Recording::<Fr>::map(&path).unwrap();
+    let mapped = Recording::<Fr>::map_unverified(&path).unwrap();
     Recording::record(RandomCircuit { seed: 9, steps: 50 })
         .unwrap()
         .save(&path)
@@ -494,7 +494,7 @@ fn a_header_promising_more_memory_than_there_is_is_an_error_within_seconds() {
         let started = std::time::Instant::now();
         let err = Recording::<Fr>::load(Path::new(&path)).expect_err("refused");
         assert!(matches!(err, Error::OutOfMemory { .. }), "{err}");
-        let mapped = Recording::<Fr>::map(Path::new(&path)).expect_err("refused");
+        let mapped = Recording::<Fr>::map_unverified(Path::new(&path)).expect_err("refused");
         assert!(matches!(mapped, Error::File { .. }), "{mapped}");
         assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
         println!("{REFUSED} {err}; {mapped}");

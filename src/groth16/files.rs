@@ -118,8 +118,9 @@ pub(crate) enum Found<Scalar: PrimeField> {
 }
 
 /// Opens the cache file at `path` of `key` (for `inputs` inputs) in place
-/// ([`Recording::map`]: the header and dictionary are read, the rest is mapped) in bounded
-/// time: one whose opening makes no progress for [`STALL`] is refused like a damaged one.
+/// ([`Recording::map_unverified`]: the header and dictionary are read, the rest is mapped;
+/// every proof made from it is verified) in bounded time: one whose opening makes no
+/// progress for [`STALL`] is refused like a damaged one.
 pub(crate) fn load<Scalar: PrimeField>(path: &Path, inputs: usize, key: &Key) -> Found<Scalar> {
     let started = Instant::now();
     let (reading, key) = (path.to_path_buf(), *key);

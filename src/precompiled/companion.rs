@@ -178,7 +178,7 @@ impl<Scalar: PrimeField> KeepsValues<Scalar> for Witness<Scalar> {
 
     /// A witness kept while recording does not branch: where the parts' values land is not
     /// known yet, and its native paths generate it at a few nanoseconds per constraint, less
-    /// than a branch of its own costs in fresh memory and copying (docs/performance.md). A
+    /// than a branch of its own costs in fresh memory and copying (docs/journal.md). A
     /// witness generated from the finished recording spreads (`spread_witness.rs`).
     fn branches_values(&self, _: usize) -> Option<Vec<Self>> {
         None

@@ -1,6 +1,6 @@
 //! The on-disk format of a [`Recording`]: versioned, written atomically, laid out so that
-//! a process can use it in place ([`Recording::map`]) or read and check all of it
-//! ([`Recording::load`]).
+//! a process can use it in place ([`Recording::map_unverified`]) or read and check all of
+//! it ([`Recording::load`]).
 //!
 //! Layout (integers little-endian, the only byte order this build reads or writes):
 //! - header: magic `SYNTHPCE`, format version (u32); the field, as its modulus in text (u32
@@ -31,8 +31,8 @@
 //! anything large, reads the dictionary and the matrices into fallibly reserved vectors,
 //! checks every invariant of [`Matrix`]'s module and derives the rest afresh: a damaged or
 //! hostile file is an error, never a panic, an abort or an out-of-bounds read later.
-//! [`Recording::map`] reads the header and the dictionary only; see its documentation for
-//! what it trusts.
+//! [`Recording::map_unverified`] reads the header and the dictionary only; see its
+//! documentation for what it trusts.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
@@ -319,7 +319,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     /// memory, checking all of it (the digest, every invariant of the matrices) and deriving
     /// what evaluation needs afresh. Truncated, damaged, foreign-version or foreign-field
     /// files are errors naming the file. Costs a pass over the file and a copy of it; see
-    /// [`Self::map`] for a recording opened in place.
+    /// [`Self::map_unverified`] for a recording opened in place.
     pub fn load(path: &Path) -> Result<Self, Error> {
         Self::load_checked(path, None)
     }
@@ -364,31 +364,40 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         )
     }
 
-    /// Opens a recording written by [`Self::save`] for this field, under any key, in place:
-    /// the file is mapped into memory and evaluation reads it there, so opening costs the
-    /// same at any size (the header and the dictionary are read and checked; nothing is
-    /// derived) and every process that maps the file shares one copy of its pages.
+    /// Opens a recording written by [`Self::save`] for this field, under any key, in place,
+    /// without checking most of it: the file is mapped into memory and evaluation reads it
+    /// there, so opening costs the same at any size and every process that maps the file
+    /// shares one copy of its pages. [`Self::load`] checks all of it instead.
     ///
-    /// What it trusts, and why that is safe: the header is checked against the file's
-    /// length, field, version and key as [`Self::load`] checks it, but the digest and the
-    /// invariants of the matrices are not (that is a pass over the whole file). Memory
-    /// safety never depends on the contents: only integers are read in place, at checked
-    /// bounds, and evaluation indexes with bounds checks; a file that breaks the format's
-    /// invariants fails an evaluation with an error, and a file truncated or written to
-    /// while mapped makes the evaluation that sees it an error. Evaluation checks every row
-    /// against the witness as for any recording. What an unchecked file can still do is
-    /// give vectors that satisfy its own rows but not the circuit's (a file damaged in a
-    /// way no row shows, or forged): the drop-ins verify every proof made from a recording
-    /// before returning it, which catches that; a caller of this function without a
-    /// verifying key should use [`Self::load`].
+    /// What a caller can trust of a file opened this way:
+    /// - Its header: checked against the file's length, field, version and key, as
+    ///   [`Self::load`] checks it. The digest and the invariants of the rest are not (that
+    ///   is a pass over the whole file).
+    /// - Memory safety and the process: only integers are read in place, at checked bounds;
+    ///   contents that break the format make the evaluation an error (nothing printed), and
+    ///   a file cut while mapped reads as zeros instead of raising SIGBUS.
+    /// - What an evaluation returns: every recorded row holds for the witness, and every
+    ///   byte it used (rows, densities) was read before its last check that the file is
+    ///   still the one opened (same file, size, modification and change times), so a file
+    ///   cut or written on this machine from opening to that check makes it an error. Not
+    ///   seen: a write another machine makes that a network file system's cached
+    ///   attributes hide, or one through a descriptor kept open to a file since unlinked
+    ///   that also sets its times back.
+    ///
+    /// What it cannot be trusted for: that the file is the circuit's. A damaged or forged
+    /// file gives vectors that satisfy its own rows, with its own densities, which nothing
+    /// compares with the circuit's: a proof from them may not verify. Take this path only
+    /// where every proof made from its vectors is verified against the parameters'
+    /// verifying key (as the drop-ins do, making a failed member again), or where you wrote
+    /// the file yourself and nothing else can write it; otherwise use [`Self::load`].
     ///
     /// Where files cannot be mapped (not a 64-bit little-endian Unix, or more than 128
     /// files mapped at once) this is [`Self::load`].
-    pub fn map(path: &Path) -> Result<Self, Error> {
+    pub fn map_unverified(path: &Path) -> Result<Self, Error> {
         Self::map_checked(path, None)
     }
 
-    /// [`Self::map`], refusing a file saved under another key than `key`.
+    /// [`Self::map_unverified`], refusing a file saved under another key than `key`.
     #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27", test))]
     pub(crate) fn map_keyed(path: &Path, key: &[u8; KEY_LEN]) -> Result<Self, Error> {
         Self::map_checked(path, Some(key))
@@ -676,7 +685,7 @@ mod tests {
         }
         // Unkeyed opening takes any key.
         assert!(Recording::<blstrs::Scalar>::load(&path).is_ok());
-        assert!(Recording::<blstrs::Scalar>::map(&path).is_ok());
+        assert!(Recording::<blstrs::Scalar>::map_unverified(&path).is_ok());
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -693,7 +702,7 @@ mod tests {
             .save(&path)
             .unwrap();
         let direct = crate::synthesize(Square).unwrap();
-        let mapped = Recording::<blstrs::Scalar>::map(&path).unwrap();
+        let mapped = Recording::<blstrs::Scalar>::map_unverified(&path).unwrap();
         let witness = mapped.witness(Square).unwrap();
         let cut = path.clone();
         crate::precompiled::tests::after_the_next_last_check(move || {

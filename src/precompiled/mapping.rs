@@ -19,7 +19,7 @@
 //!   that also restores its modification time is not seen, and neither is a write a
 //!   network file system's cached attributes hide.
 //! - Whether the contents are a correct recording is not checked in full when the file is
-//!   opened (that would read all of it): see [`super::Recording::map`].
+//!   opened (that would read all of it): see [`super::Recording::map_unverified`].
 //!
 //! The drop-ins never save in place: a file is written under a temporary name and renamed
 //! over the old one, which leaves every existing mapping of the old one intact.

@@ -128,7 +128,7 @@ pub struct Recording<Scalar: PrimeField> {
     /// Where the parts the circuit spread over threads put their aux values, for a witness
     /// generated on threads as well.
     parts: Parts,
-    /// The file the arrays are read from in place, when opened by [`Recording::map`]:
+    /// The file the arrays are read from in place, when opened by [`Recording::map_unverified`]:
     /// checked after every evaluation.
     #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
     mapping: Option<std::sync::Arc<mapping::Mapping>>,
@@ -323,7 +323,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         }
     }
 
-    /// Whether the recording is read in place from a file ([`Self::map`]), which can
+    /// Whether the recording is read in place from a file ([`Self::map_unverified`]), which can
     /// change under it: an evaluation that sees a change is an error.
     #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
     pub(crate) fn is_mapped(&self) -> bool {

@@ -204,6 +204,6 @@ pub(crate) trait Sections: Sized {
     /// Writes the part's arrays, in a fixed order.
     fn write_sections(&self, out: &mut SectionWriter<'_>) -> io::Result<()>;
     /// Reads them back in that order. The arrays are taken as they are; nothing checks
-    /// that they are what the part would derive (see `Recording::map`).
+    /// that they are what the part would derive (see `Recording::map_unverified`).
     fn read_sections<S: Source>(input: &mut SectionReader<S>) -> Result<Self, Error>;
 }

@@ -2,7 +2,7 @@
 //! either way, evaluation sees a slice.
 //!
 //! A recording built in the process owns its arrays; one opened from a file
-//! ([`super::Recording::map`]) reads them where the file's pages lie, shared by every
+//! ([`super::Recording::map_unverified`]) reads them where the file's pages lie, shared by every
 //! process that maps the file. Only [`Plain`] types are read in place.
 //!
 //! An array keeps its slice's address and length beside what owns the elements, so reading

@@ -64,7 +64,7 @@ pub(crate) struct RecordedRows<'a, Scalar> {
 /// on the loops over them): rayon's adaptive splitting otherwise cuts a loop into a couple
 /// of pieces per thread and splits one further only when it is stolen, so a thread that
 /// finished its share waited out the other's last piece (3-6 ms of the real 8 MiB
-/// partition's 38 ms of rows on two threads; docs/performance.md).
+/// partition's 38 ms of rows on two threads; docs/journal.md).
 const ROWS_PER_TASK: usize = 4096;
 
 /// Everything one row evaluation reads: the recording, and the witness's values with

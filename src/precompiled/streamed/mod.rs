@@ -8,7 +8,7 @@
 //! 32 from two threads, 44 with streaming stores), and evaluation on two threads ran into
 //! it. Streaming stores write the line without reading it. Fresh vectors are not streamed:
 //! their first write faults the page in either way, and measured no faster
-//! (docs/performance.md).
+//! (docs/journal.md).
 
 #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
 #[allow(unsafe_code)]
