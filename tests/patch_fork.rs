@@ -18,7 +18,8 @@
 //! byte-compared and verified.
 //! The kit's `test-srs`, for the by-hand tests that aggregate proofs, writes an SRS once.
 //! storage-proofs-porep's and storage-proofs-update's own circuit tests then run on the
-//! patched crates.
+//! patched crates, and the compound tests of WindowPoSt, SnapDeals and a PoRep partition,
+//! which prove through the patched `circuit_proofs` (recording, then from the files saved).
 //!
 //! The sources come through cargo (downloaded on the first run, cached after); everything is
 //! built in `target/fork-kit`, apart from the workspace's own artifacts.
@@ -56,10 +57,16 @@ fn succeeded(what: &str, output: Output) -> String {
 }
 
 fn cargo(directory: &Path, args: &[&str]) -> String {
+    cargo_with(directory, args, &[])
+}
+
+/// [`cargo`], with the environment variables `vars` set.
+fn cargo_with(directory: &Path, args: &[&str], vars: &[(&str, &Path)]) -> String {
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(args)
         .current_dir(directory)
         .env("CARGO_TARGET_DIR", scratch().join("target"))
+        .envs(vars.iter().copied())
         .output()
         .expect("cargo starts");
     succeeded(
@@ -387,6 +394,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
     writes_a_test_srs_once();
     upstreams_stacked_circuit_tests_pass(&checkout);
     upstreams_update_circuit_tests_pass(&checkout);
+    upstreams_compound_proofs_pass(&checkout);
     points_filecoin_ffi_at_the_checkout(&checkout);
 }
 
@@ -953,6 +961,90 @@ fn upstreams_update_circuit_tests_pass(checkout: &Path) {
         ],
     );
     assert!(out.contains("test result: ok. 2 passed"), "{out}");
+}
+
+/// Where the compound tests' generated parameters are kept between runs of the suite:
+/// generating them takes about 11 minutes on two cores (PoRep's 518 MB, SnapDeals'), reading
+/// them seconds. They are test parameters (random, of test-sized circuits), named so that no
+/// production proof looks them up, and kept apart from filecoin-proofs' own cache.
+const TEST_PARAMETERS: &str = "/var/tmp/synthpool-test-parameters";
+
+/// rust-fil-proofs' own compound tests, which prove through the patched `circuit_proofs`
+/// (the remaking drop-in) and verify against generated parameters: WindowPoSt at every tree
+/// shape, single and two partitions; SnapDeals at 1 KiB; a PoRep partition (base 8). Each
+/// runs twice in processes of its own over one recording cache: the first records and saves
+/// its recordings, the second proves from those files, which stay as they were (a file that
+/// failed a member would be removed, one refused would be recorded again and replaced).
+fn upstreams_compound_proofs_pass(checkout: &Path) {
+    let recordings = scratch().join("compound-recordings");
+    if recordings.exists() {
+        fs::remove_dir_all(&recordings).unwrap();
+    }
+    let vars = [
+        ("FIL_PROOFS_PARAMETER_CACHE", Path::new(TEST_PARAMETERS)),
+        ("SYNTHPOOL_RECORDING_CACHE", recordings.as_path()),
+    ];
+    let tests = [
+        ("storage-proofs-post", "fallback_compound", None, 6),
+        (
+            "storage-proofs-update",
+            "compound",
+            Some("test_empty_sector_update_compound_1kib"),
+            1,
+        ),
+        (
+            "storage-proofs-porep",
+            "stacked_compound",
+            Some("test_stacked_compound_poseidon_base_8"),
+            1,
+        ),
+    ];
+    let files = || -> BTreeMap<PathBuf, (u64, std::time::SystemTime)> {
+        fs::read_dir(&recordings)
+            .map(|listing| {
+                listing
+                    .map(|entry| {
+                        let path = entry.unwrap().path();
+                        let metadata = fs::metadata(&path).unwrap();
+                        use std::os::unix::fs::MetadataExt;
+                        (path, (metadata.ino(), metadata.modified().unwrap()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut saved = BTreeMap::new();
+    for run in ["recording", "from the files"] {
+        for (package, test, exact, passed) in tests {
+            let mut args = vec![
+                "test",
+                "--release",
+                "-p",
+                package,
+                "--no-default-features",
+                "--test",
+                test,
+                "--",
+                "--ignored",
+            ];
+            args.extend(exact.iter().flat_map(|name| ["--exact", *name]));
+            let out = cargo_with(checkout, &args, &vars);
+            assert!(
+                out.contains(&format!("test result: ok. {passed} passed")),
+                "{package} {test}, {run}: {out}"
+            );
+        }
+        match run {
+            "recording" => saved = files(),
+            _ => assert_eq!(
+                files(),
+                saved,
+                "the files the first runs saved served as they were"
+            ),
+        }
+    }
+    // WindowPoSt's five structures, SnapDeals' and PoRep's.
+    assert_eq!(saved.len(), 7, "{saved:?}");
 }
 
 /// scripts/patch-ffi.sh on a stand-in for filecoin-ffi v1.36.1 (`tests/ffi-kit`: filcrypto's
