@@ -20,6 +20,7 @@ use ff::PrimeField;
 
 use crate::branches::BranchPoint;
 use crate::error::Unallocated;
+use crate::error::{Error, Side, VariableKind};
 use crate::eval::{evaluate, mark, Constants, EvalKernel, OutOfRange, TwoPlaces};
 use crate::pool::LcPool;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
@@ -27,7 +28,6 @@ use crate::shape::Shape;
 use crate::vectors::{
     append, concatenated, reserve, reserve_density, room_for_one, ProverVectors, MIN_GROWTH,
 };
-use crate::{Error, Side, VariableKind};
 
 /// How a [`ProvingAssignment`] synthesizes: [`SynthesisOptions::default`] is the fastest
 /// measured; [`SynthesisOptions::with_shape`] pre-sizes for a known circuit (the bench's

@@ -6,7 +6,7 @@
 use std::fs::{File, Metadata, OpenOptions};
 use std::path::Path;
 
-use crate::{Error, FileProblem};
+use crate::error::{Error, FileProblem};
 
 /// Whether a symbolic link at the name is followed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,8 +6,8 @@ use ff::PrimeField;
 use rayon::prelude::*;
 
 use crate::assignment::{ProvingAssignment, SynthesisOptions};
+use crate::error::Error;
 use crate::vectors::ProverVectors;
-use crate::Error;
 
 /// Synthesizes `circuit` with the default options (the fastest measured).
 pub fn synthesize<Scalar, C>(circuit: C) -> Result<ProverVectors<Scalar>, Error>

@@ -6,11 +6,13 @@ use ff::PrimeField;
 
 use bellpepper_core::Circuit;
 
+use crate::assignment::{ProvingAssignment, SynthesisOptions};
+use crate::error::Error;
 pub use crate::eval::EvalKernel;
 use crate::pool::LcPool;
 pub use crate::pool::PoolStats;
 use crate::precompiled::Recording;
-use crate::{Error, ProverVectors, ProvingAssignment, SynthesisOptions};
+use crate::vectors::ProverVectors;
 
 /// The settings of [`SynthesisOptions`] that only measurements choose.
 pub trait Tune: Sized {

@@ -9,9 +9,9 @@ use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use rayon::prelude::*;
 
 use crate::branches::{parallel_appends, BranchPoint};
+use crate::error::Error;
 use crate::eval::mark_density;
 use crate::shape::Shape;
-use crate::Error;
 
 /// The vectors a Groth16 prover takes from synthesis.
 ///

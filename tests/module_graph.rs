@@ -220,3 +220,53 @@ fn a_circle_is_found() {
     edges.insert((path("c"), path("a")));
     assert_eq!(names(&circle(&edges).unwrap()), "a -> b -> c");
 }
+
+/// Modules name what they use where it lives, never through the facade's re-exports in
+/// `lib.rs` (which would make each of them use the root above it).
+#[test]
+fn no_module_uses_the_root_s_re_exports() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let modules = modules(&src);
+    let root = &modules[&Vec::new()];
+    // Each `pub use path::{A, B};` or `pub use path::A;` statement, however it is wrapped.
+    let re_exported: Vec<&str> = root
+        .split(';')
+        .filter_map(|statement| statement.split_once("pub use ").map(|(_, tree)| tree))
+        .flat_map(|tree| {
+            let items = tree.split_once('{').map_or_else(
+                || tree.rsplit("::").next().unwrap_or(tree),
+                |(_, items)| items.trim_end_matches('}'),
+            );
+            items.split(',')
+        })
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .collect();
+    for expected in ["Error", "ProverVectors", "Shape", "synthesize_batch"] {
+        assert!(re_exported.contains(&expected), "{re_exported:?}");
+    }
+    for (path, text) in &modules {
+        if path.is_empty() {
+            continue;
+        }
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for name in &re_exported {
+                let through_root = format!("crate::{name}");
+                // `crate::synthesize::...` names the module, not the function it re-exports.
+                let module = modules.contains_key(&vec![name.to_string()]);
+                let found = line.match_indices(&through_root).any(|(at, _)| {
+                    let after = &line[at + through_root.len()..];
+                    let longer_name = after.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+                    let the_module = module && after.starts_with("::");
+                    !(longer_name || the_module)
+                });
+                let grouped = line.contains("use crate::{") && line.contains(name);
+                assert!(
+                    !found && !grouped,
+                    "{} names `{name}` through the root: {line}",
+                    path.join("::")
+                );
+            }
+        }
+    }
+}

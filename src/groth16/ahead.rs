@@ -13,11 +13,11 @@ use ff::PrimeField;
 use pairing::MultiMillerLoop;
 
 use super::upstream::groth16::VerifyingKey;
+use crate::error::Error;
 use crate::groth16::files::file_name;
-use crate::groth16::key::key_of;
+use crate::groth16::key::{key_of, Key};
 use crate::groth16::own_dir::own_dir;
 use crate::precompiled::Recording;
-use crate::Error;
 
 /// Records `circuit`'s structure (its blank form will do: no witness is computed) and saves
 /// it in the recording cache `dir` under the verifying key `vk`, where a drop-in proving
@@ -39,7 +39,7 @@ where
 /// verifying key has `inputs` public inputs (the constant one included); the file's path.
 fn save<Scalar: PrimeField, C: Circuit<Scalar>>(
     circuit: C,
-    key: Option<[u8; crate::precompiled::KEY_LEN]>,
+    key: Option<Key>,
     inputs: usize,
     dir: &Path,
 ) -> Result<PathBuf, Error> {

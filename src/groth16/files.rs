@@ -13,9 +13,9 @@ use super::key::Key;
 use super::own_dir::own_dir;
 use super::settings::cache_dir;
 use super::watchdog::{watched, GaveUp, STALL};
+use crate::error::{Error, FileProblem};
 use crate::precompiled::{Recording, KEY_LEN};
 use crate::warn_once::warn_once;
-use crate::{Error, FileProblem};
 
 fn hex(key: &Key) -> String {
     key.iter().map(|byte| format!("{byte:02x}")).collect()

@@ -1,10 +1,9 @@
 //! What a circuit structure's recording is filed under: a digest of the verifying key of its
 //! parameters, which are made for exactly one structure.
 
-use crate::precompiled::KEY_LEN;
-
-/// A structure's key: the digest of its verifying key's bytes.
-pub(crate) type Key = [u8; KEY_LEN];
+/// A structure's key: the digest of its verifying key's bytes, as a keyed recording file's
+/// header holds it.
+pub(crate) use crate::precompiled::Key;
 
 /// How parameters name their structure: its key, asked with the circuit's input count
 /// (parameter sources take it when asked for their verifying key).

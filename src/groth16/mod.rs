@@ -102,7 +102,7 @@ pub fn set_retain_buffers(retain: bool) {
 
 /// Logs the whole error (a `SynthesisError` keeps only its message), then converts it for
 /// bellperson's signatures.
-fn report(error: crate::Error) -> bellpepper_core::SynthesisError {
+fn report(error: crate::error::Error) -> bellpepper_core::SynthesisError {
     log::error!("synthpool: {}", error.chain());
     error.into_synthesis_error()
 }

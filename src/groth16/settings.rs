@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crate::error::Error;
 use crate::warn_once::warn_once;
-use crate::Error;
 
 /// The environment variable naming the directory of the persistent cache: unset or empty,
 /// [`DEFAULT_CACHE_DIR`]; [`CACHE_OFF`], no persistent cache.

@@ -415,7 +415,7 @@ mod tests {
                     std::fs::remove_file(&path).unwrap();
                     assert!(opened.mapping.is_none(), "mapped with no slot free");
                     let vectors = opened.synthesize(Square).unwrap();
-                    assert_eq!(vectors, crate::synthesize(Square).unwrap());
+                    assert_eq!(vectors, crate::synthesize::synthesize(Square).unwrap());
                     guards.pop();
                     guards.push(take().expect("the slot given back"));
                     assert!(take().is_none(), "every slot taken again");

@@ -31,7 +31,7 @@ use super::matrix::Matrix;
 use super::row_sets::{pieces, RankedRows, RowSet};
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
-use crate::Error;
+use crate::error::Error;
 
 /// The rows of a recording that state a value, and the folded check.
 pub(crate) struct Claims<Scalar> {

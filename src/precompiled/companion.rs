@@ -7,7 +7,7 @@ use ff::PrimeField;
 
 use super::witness::Witness;
 use crate::assignment::ProvingAssignment;
-use crate::Error;
+use crate::error::Error;
 
 /// What else happens to every allocation and constraint a recorder sees: nothing
 /// ([`StructureOnly`]), witness generation ([`Witness`]), or direct synthesis

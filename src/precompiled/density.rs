@@ -13,8 +13,8 @@ use rayon::prelude::*;
 use super::matrix::Matrix;
 use super::sections::{SectionReader, SectionWriter, Source};
 use super::words::Words;
+use crate::error::Error;
 use crate::vectors::empty_density;
-use crate::Error;
 
 /// One density bitmap: `bits` bits in `usize` words, least significant first.
 pub(crate) struct Density {

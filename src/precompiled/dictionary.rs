@@ -6,7 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use ff::PrimeField;
 
-use crate::Limit;
+use crate::error::Limit;
 
 /// A hasher for coefficient bytes: they are field elements, not attacker-chosen keys, so a
 /// multiply-rotate hash is enough and several times cheaper than SipHash.

@@ -24,7 +24,7 @@ use super::matrix::Matrix;
 use super::row_sets::pieces;
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
-use crate::Error;
+use crate::error::Error;
 
 /// The stretches of field rows of a recording: half-open ranges of rows, sorted and
 /// disjoint.

@@ -51,9 +51,9 @@ use super::matrix::{check_counts, validate_dictionary, Matrix};
 use super::parts::Parts;
 use super::sections::{padding, Copied, SectionReader, SectionWriter, Sections, Source, ALIGN};
 use super::Recording;
+use crate::error::{Error, FileProblem};
 use crate::regular_file::Links;
 use crate::vectors::reserve;
-use crate::{Error, FileProblem};
 
 const MAGIC: &[u8; 8] = b"SYNTHPCE";
 /// The format version this build writes and reads.
@@ -61,6 +61,10 @@ pub const FORMAT_VERSION: u32 = 4;
 const DIGEST_LEN: u64 = 32;
 /// Bytes of the key that names what a file was recorded for.
 pub(crate) const KEY_LEN: usize = 32;
+
+/// What a keyed file is saved under, in its header: the drop-ins' cache names a structure
+/// by a digest of its parameters' verifying key.
+pub(crate) type Key = [u8; KEY_LEN];
 
 /// The mode recording files are written with, whatever the umask: the owner writes, anyone
 /// may read (a recording holds no secret, and every proving user of a machine may map it).
@@ -122,7 +126,7 @@ impl<R: Read> Fields<R> {
 
 /// Header fields, as read.
 struct Header {
-    key: [u8; KEY_LEN],
+    key: Key,
     inputs: usize,
     aux: usize,
     rows: usize,
@@ -228,7 +232,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     /// [`Self::save`], naming what the recording was made for with `key` (the drop-ins'
     /// cache uses a digest of the parameters' verifying key); [`Self::load_keyed`] refuses
     /// the file under any other key. Only the drop-ins write keyed files.
-    pub(crate) fn save_keyed(&self, path: &Path, key: &[u8; KEY_LEN]) -> Result<(), Error> {
+    pub(crate) fn save_keyed(&self, path: &Path, key: &Key) -> Result<(), Error> {
         let (temporary, file) = create_temporary(path)?;
         let written = self
             .write_to(file, key)
@@ -267,7 +271,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         self.field_rows.write_sections(out)
     }
 
-    fn write_to(&self, file: File, key: &[u8; KEY_LEN]) -> io::Result<()> {
+    fn write_to(&self, file: File, key: &Key) -> io::Result<()> {
         let lengths = {
             let mut sizing = SectionWriter::sizing();
             self.write_sections(&mut sizing)?;
@@ -326,11 +330,11 @@ impl<Scalar: PrimeField> Recording<Scalar> {
 
     /// [`Self::load`], refusing a file saved under another key than `key`.
     #[cfg(test)]
-    pub(crate) fn load_keyed(path: &Path, key: &[u8; KEY_LEN]) -> Result<Self, Error> {
+    pub(crate) fn load_keyed(path: &Path, key: &Key) -> Result<Self, Error> {
         Self::load_checked(path, Some(key))
     }
 
-    fn load_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
+    fn load_checked(path: &Path, expected_key: Option<&Key>) -> Result<Self, Error> {
         let failed = io_error(path);
         let (mut file, opened, header) = open::<Scalar>(path, expected_key)?;
         let file_len = opened.len();
@@ -399,12 +403,12 @@ impl<Scalar: PrimeField> Recording<Scalar> {
 
     /// [`Self::map_unverified`], refusing a file saved under another key than `key`.
     #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27", test))]
-    pub(crate) fn map_keyed(path: &Path, key: &[u8; KEY_LEN]) -> Result<Self, Error> {
+    pub(crate) fn map_keyed(path: &Path, key: &Key) -> Result<Self, Error> {
         Self::map_checked(path, Some(key))
     }
 
     #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
-    fn map_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
+    fn map_checked(path: &Path, expected_key: Option<&Key>) -> Result<Self, Error> {
         use super::mapping::Mapping;
         use super::sections::Mapped;
         let (file, opened, header) = open::<Scalar>(path, expected_key)?;
@@ -447,7 +451,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     }
 
     #[cfg(not(all(unix, target_pointer_width = "64", target_endian = "little")))]
-    fn map_checked(path: &Path, expected_key: Option<&[u8; KEY_LEN]>) -> Result<Self, Error> {
+    fn map_checked(path: &Path, expected_key: Option<&Key>) -> Result<Self, Error> {
         Self::load_checked(path, expected_key)
     }
 }
@@ -496,7 +500,7 @@ fn read_matrices<Scalar: PrimeField, S: Source>(
 /// checked against this field and `expected_key` when given.
 fn open<Scalar: PrimeField>(
     path: &Path,
-    expected_key: Option<&[u8; KEY_LEN]>,
+    expected_key: Option<&Key>,
 ) -> Result<(File, std::fs::Metadata, Header), Error> {
     if cfg!(not(target_endian = "little")) {
         return Err(Error::file(
@@ -701,7 +705,7 @@ mod tests {
             .unwrap()
             .save(&path)
             .unwrap();
-        let direct = crate::synthesize(Square).unwrap();
+        let direct = crate::synthesize::synthesize(Square).unwrap();
         let mapped = Recording::<blstrs::Scalar>::map_unverified(&path).unwrap();
         let witness = mapped.witness(Square).unwrap();
         let cut = path.clone();

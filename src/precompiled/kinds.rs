@@ -16,8 +16,8 @@ use rayon::prelude::*;
 
 use super::layout::MatrixLayout;
 use super::wide::convert;
+use crate::error::Error;
 use crate::vectors::reserve;
-use crate::Error;
 
 /// A witness value is zero, one, or something else.
 pub(super) const KIND_ZERO: u8 = 0;

@@ -14,7 +14,7 @@ use super::runs::PowerRuns;
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::wide::WideRows;
 use super::words::Words;
-use crate::Error;
+use crate::error::Error;
 
 /// Rows evaluated per pass over one matrix.
 pub(super) const BLOCK: usize = 256;

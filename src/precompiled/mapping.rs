@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use super::bus_guard::{self, Guarded};
 use super::plain::Plain;
-use crate::{Error, FileProblem};
+use crate::error::{Error, FileProblem};
 
 /// What identifies a file's contents as they were when it was mapped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -22,7 +22,7 @@ use ff::PrimeField;
 use rayon::prelude::*;
 
 use super::words::Words;
-use crate::Side;
+use crate::error::Side;
 
 /// Set in a column for an input variable while recording; clear for an aux variable.
 pub(crate) const INPUT_FLAG: u32 = 1 << 31;

@@ -85,7 +85,7 @@ use ff::PrimeField;
 
 pub use self::file::FORMAT_VERSION;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
-pub(crate) use self::file::{KEY_LEN, TEMPORARY_SUFFIX};
+pub(crate) use self::file::{Key, KEY_LEN, TEMPORARY_SUFFIX};
 pub use self::witness::Witness;
 
 use self::companion::{Companion, Keeping, StructureOnly};
@@ -103,10 +103,10 @@ use self::matrix::validate;
 use self::parts::Parts;
 use self::spread_witness::SpreadWitness;
 use crate::assignment::ProvingAssignment;
+use crate::error::{Error, FileProblem};
 use crate::protocol::lay_out_for_proving;
 use crate::shape::Shape;
 use crate::vectors::{reserve, ProverVectors};
-use crate::{Error, FileProblem};
 
 /// A circuit's recorded constraint matrices, ready to evaluate witnesses against.
 pub struct Recording<Scalar: PrimeField> {

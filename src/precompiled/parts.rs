@@ -8,7 +8,7 @@
 use std::io;
 
 use super::sections::{SectionReader, SectionWriter, Source};
-use crate::Error;
+use crate::error::Error;
 
 /// One part spread from the recorded system: spread when the system had `point` aux
 /// variables, its own `len` of them numbered from `at`.

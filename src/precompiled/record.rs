@@ -13,11 +13,11 @@ use super::matrix::{column, encoded, to_positions, Matrix, MatrixBuilder, INPUT_
 use super::parts::{Part, Parts};
 use crate::branches::{parallel_appends, BranchPoint};
 use crate::error::Unallocated;
+use crate::error::{Error, Limit, Side, VariableKind};
 use crate::eval::is_dropped;
 use crate::pool::LcPool;
 use crate::protocol::{root_without_names, CountsInputs};
 use crate::shape::Shape;
-use crate::{Error, Limit, Side, VariableKind};
 
 /// Why a recording failed; kept until the recording is finished, since `enforce` and
 /// `extend` cannot return errors.
@@ -683,7 +683,7 @@ mod tests {
     use ff::Field;
 
     use super::{spread_parts, Part, Recorder};
-    use crate::{Error, Limit, Side, VariableKind};
+    use crate::error::{Error, Limit, Side, VariableKind};
 
     #[test]
     fn parts_run_after_another_are_placed_as_branches_of_their_own() {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
-use crate::Error;
+use crate::error::Error;
 
 /// A set of rows, one bit each.
 #[derive(Default)]

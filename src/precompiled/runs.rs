@@ -25,7 +25,7 @@ use super::plain::Plain;
 use super::row_sets::{joined_starts, pieces};
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
-use crate::Error;
+use crate::error::Error;
 
 /// Shorter runs are summed term by term: packing pays from about a word's byte.
 const MIN_RUN: usize = 8;

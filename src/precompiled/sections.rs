@@ -16,8 +16,8 @@ use std::sync::Arc;
 use super::mapping::Mapping;
 use super::plain::{as_bytes, as_bytes_mut, Plain};
 use super::words::Words;
+use crate::error::{Error, FileProblem};
 use crate::vectors::reserve;
-use crate::{Error, FileProblem};
 
 /// Every section starts at a multiple of this many bytes (a cache line; more than any
 /// element's alignment).

@@ -26,9 +26,9 @@ use super::kinds::AuxKinds;
 use super::parts::Part;
 use super::windows::{Refused, Values, Written};
 use super::witness::{alloc_input_value, append_zeros, out_of_memory, room_for_one, Witness};
+use crate::error::Error;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::vectors::reserve;
-use crate::Error;
 
 /// Whether a witness is generated one part after another even where the recording places
 /// the parts ([`crate::tuning::set_spread_witness`]).

@@ -26,9 +26,9 @@ use super::matrix::Matrix;
 use super::row_sets::{joined_starts, pieces, RankedRows, RowSet};
 use super::sections::{SectionReader, SectionWriter, Sections, Source};
 use super::words::Words;
+use crate::error::Error;
 use crate::vectors::reserve;
 use crate::wide_sum::{Multiplier, WideSum};
-use crate::Error;
 
 /// A matrix's wide rows: which rows, their terms (a slot of the distinct values read and a
 /// coefficient id each), and the value positions behind the slots.

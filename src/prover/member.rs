@@ -2,9 +2,9 @@
 //! batch takes, whichever prover (bellperson's algorithm through its GPU kernels, or
 //! supraseal) a build proves on.
 
+use crate::error::Error;
 use crate::prover::Proven;
 use crate::vectors::ProverVectors;
-use crate::Error;
 
 /// A prover made for a batch's first member, proving its members one at a time.
 pub(crate) trait MemberProver<Scalar> {

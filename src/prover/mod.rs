@@ -16,9 +16,9 @@
 
 use ff::Field;
 
+use crate::error::Error;
 use crate::shape::Shape;
 use crate::vectors::ProverVectors;
-use crate::Error;
 
 mod member;
 #[cfg(feature = "bellperson-0.26")]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use pairing::MultiMillerLoop;
 
 use super::upstream::groth16::VerifyingKey;
-use crate::{Error, FileProblem};
+use crate::error::{Error, FileProblem};
 
 /// Bytes of an uncompressed point of G1 and of G2 on BLS12-381.
 const G1_BYTES: u64 = 96;

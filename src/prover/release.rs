@@ -21,9 +21,9 @@ use super::upstream::groth16::{
 };
 use super::upstream::multiexp::multiexp;
 use super::upstream::SynthesisError;
+use crate::error::Error;
 use crate::prover::{check_query, Layout, MemberProver, Proven};
 use crate::vectors::ProverVectors;
-use crate::Error;
 
 fn gpu_error(e: impl std::fmt::Display) -> Error {
     Error::Prover(e.to_string())

@@ -28,10 +28,10 @@ use super::parameters_file::ParametersFile;
 use super::release::{check_verifying_key, verifies};
 use super::upstream::groth16::{ParameterSource, PreparedVerifyingKey, Proof, SuprasealParameters};
 use crate::error::panic_message;
+use crate::error::Error;
 use crate::prover::{check_batch, check_query, Layout, MemberProver, Proven};
 use crate::vectors::ProverVectors;
 use crate::warn_once::warn_once;
-use crate::Error;
 
 /// What the supraseal provers take: bellperson's `&SuprasealParameters`, which is what
 /// filecoin-proofs passes under `cuda-supraseal`, or `&`[`SuprasealParametersWithFile`],

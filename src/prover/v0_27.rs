@@ -29,13 +29,13 @@ pub use supraseal::{prove_on_supraseal, SuprasealParametersWithFile, SuprasealPa
 /// Refuses bellperson's `SuprasealParameters` on the parameter-source path: its getters
 /// panic (`unimplemented!`); they prove through [`prove_on_supraseal`].
 #[cfg(feature = "cuda-supraseal")]
-fn refuse_supraseal<E, P>(params: &P) -> Result<(), crate::Error>
+fn refuse_supraseal<E, P>(params: &P) -> Result<(), crate::error::Error>
 where
     E: pairing::MultiMillerLoop,
     P: upstream::groth16::ParameterSource<E>,
 {
     match params.get_supraseal_srs() {
-        Some(_) => Err(crate::Error::Prover(
+        Some(_) => Err(crate::error::Error::Prover(
             "supraseal parameters hold no queries; prove with prove_on_supraseal".into(),
         )),
         None => Ok(()),
@@ -44,7 +44,7 @@ where
 
 /// Without `cuda-supraseal` every parameter source holds its queries.
 #[cfg(not(feature = "cuda-supraseal"))]
-fn refuse_supraseal<E, P>(_: &P) -> Result<(), crate::Error>
+fn refuse_supraseal<E, P>(_: &P) -> Result<(), crate::error::Error>
 where
     E: pairing::MultiMillerLoop,
     P: upstream::groth16::ParameterSource<E>,

@@ -92,7 +92,7 @@ fn prove(circuits: Vec<Square>, verdicts: &[bool], remakes: bool) -> Result<Vec<
 fn direct_proofs(xs: &[u64]) -> Vec<Vec<Fp>> {
     squares(xs)
         .into_iter()
-        .map(|circuit| crate::synthesize(circuit).unwrap().c)
+        .map(|circuit| crate::synthesize::synthesize(circuit).unwrap().c)
         .collect()
 }
 
@@ -169,7 +169,9 @@ fn a_member_the_recording_fails_is_made_again_and_judged_by_its_own_proof() {
     let proofs = prove(wrong, &[true], true).unwrap();
     assert_eq!(
         proofs[0],
-        crate::synthesize(Square { x: 5, y: 24 }).unwrap().c
+        crate::synthesize::synthesize(Square { x: 5, y: 24 })
+            .unwrap()
+            .c
     );
     assert_eq!(grown(&before), (0, 1, 1));
 }
