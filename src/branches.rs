@@ -443,7 +443,7 @@ mod tests {
 
     /// What a system saw, in order.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    enum Seen {
+    enum Observed {
         Part(usize),
         /// `next_part` before a part.
         Next,
@@ -454,7 +454,7 @@ mod tests {
     /// A system that only notes what [`spread`] does with it.
     #[derive(Default)]
     struct Log {
-        seen: Vec<Seen>,
+        seen: Vec<Observed>,
         in_place: bool,
     }
 
@@ -507,17 +507,17 @@ mod tests {
         }
 
         fn next_part(&mut self) {
-            self.seen.push(Seen::Next);
+            self.seen.push(Observed::Next);
         }
 
         fn extend(&mut self, other: &Self) {
-            self.seen.push(Seen::Branch);
+            self.seen.push(Observed::Branch);
             self.seen.extend_from_slice(&other.seen);
         }
     }
 
     /// What `spread` made of `parts` parts on `threads` threads.
-    fn spread_over(threads: usize, parts: usize, in_place: bool) -> Vec<Seen> {
+    fn spread_over(threads: usize, parts: usize, in_place: bool) -> Vec<Observed> {
         let mut log = Log {
             seen: Vec::new(),
             in_place,
@@ -525,7 +525,7 @@ mod tests {
         let spread = on_threads(threads, || {
             spread(&mut log, (0..parts).collect(), |cs: &mut Log, i, part| {
                 assert_eq!(i, part, "a part numbered as the list numbers it");
-                cs.seen.push(Seen::Part(part));
+                cs.seen.push(Observed::Part(part));
                 Ok(())
             })
         });
@@ -535,7 +535,7 @@ mod tests {
 
     #[test]
     fn systems_that_copy_branches_get_one_per_thread_running_consecutive_parts() {
-        use Seen::{Branch as B, Next as N, Part as P};
+        use Observed::{Branch as B, Next as N, Part as P};
         for in_place in [false, true] {
             assert_eq!(spread_over(1, 3, in_place), [P(0), P(1), P(2)]);
         }
@@ -559,7 +559,7 @@ mod tests {
     #[test]
     fn parts_handing_variables_on_come_back_where_the_system_cannot_land_them() {
         let part = |cs: &mut Log, _: usize, part: usize| {
-            cs.seen.push(Seen::Part(part));
+            cs.seen.push(Observed::Part(part));
             Ok(Variable::new_unchecked(Index::Aux(part)))
         };
         let mut log = Log::default();
@@ -575,7 +575,7 @@ mod tests {
     #[test]
     fn small_parts_come_back_untouched_where_the_system_does_not_spread_them() {
         let part = |cs: &mut Log, _: usize, part: usize| {
-            cs.seen.push(Seen::Part(part));
+            cs.seen.push(Observed::Part(part));
             Ok(())
         };
         for threads in [1, 2] {

@@ -114,7 +114,7 @@ pub fn set_branch_per_thread(on: bool) {
 /// whole process. On by default; off, the parts run one after another, with the same
 /// results.
 pub fn set_spread_witness(on: bool) {
-    crate::precompiled::spread_witness::set_enabled(on);
+    crate::precompiled::witness::spread::set_enabled(on);
 }
 
 /// Turns the streaming stores of rows evaluated over the previous proof's vectors off or
@@ -122,7 +122,7 @@ pub fn set_spread_witness(on: bool) {
 /// `neptune-11` feature, which brings blstrs, for blstrs' scalars); off, the rows are stored
 /// through the caches, with the same results.
 pub fn set_streamed_rows(on: bool) {
-    crate::precompiled::streamed::set_enabled(on);
+    crate::precompiled::kernel::streamed::set_enabled(on);
 }
 
 /// Turns the classification of witness values as their generator writes them (0, 1 or

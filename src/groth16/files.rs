@@ -108,7 +108,7 @@ pub(crate) struct CacheFile {
 }
 
 /// What a lookup found on disk.
-pub(crate) enum Found<Scalar: PrimeField> {
+pub(crate) enum OnDisk<Scalar: PrimeField> {
     /// No file for this key.
     Absent,
     /// A file that loads, under probation.
@@ -121,7 +121,7 @@ pub(crate) enum Found<Scalar: PrimeField> {
 /// ([`Recording::map_unverified`]: the header and dictionary are read, the rest is mapped;
 /// every proof made from it is verified) in bounded time: one whose opening makes no
 /// progress for [`STALL`] is refused like a damaged one.
-pub(crate) fn load<Scalar: PrimeField>(path: &Path, inputs: usize, key: &Key) -> Found<Scalar> {
+pub(crate) fn load<Scalar: PrimeField>(path: &Path, inputs: usize, key: &Key) -> OnDisk<Scalar> {
     let started = Instant::now();
     let (reading, key) = (path.to_path_buf(), *key);
     let read = watched(STALL, move |progress| {
@@ -145,7 +145,7 @@ pub(crate) fn load<Scalar: PrimeField>(path: &Path, inputs: usize, key: &Key) ->
                 path: path.to_path_buf(),
                 id,
             };
-            return Found::Loaded(Box::new(recording), file);
+            return OnDisk::Loaded(Box::new(recording), file);
         }
         Ok((_, Ok(_))) => format!("{}: its input count is not its name's", path.display()),
         Ok((
@@ -154,14 +154,14 @@ pub(crate) fn load<Scalar: PrimeField>(path: &Path, inputs: usize, key: &Key) ->
                 problem: FileProblem::Io(e),
                 ..
             }),
-        )) if e.kind() == std::io::ErrorKind::NotFound => return Found::Absent,
+        )) if e.kind() == std::io::ErrorKind::NotFound => return OnDisk::Absent,
         Ok((_, Err(e))) => e.chain(),
         Err(gave_up) => format!("{}: {gave_up}", path.display()),
     };
     warn_once(path.display().to_string(), || {
         format!("synthpool: not using the cached recording ({why}); recording anew")
     });
-    Found::Refused
+    OnDisk::Refused
 }
 
 /// Writes `recording` (trusted) as the cache file of `key` in `dir`: the file written, or

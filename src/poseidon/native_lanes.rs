@@ -64,12 +64,12 @@ fn scalar<Scalar: PrimeField>(l: [u64; 4]) -> Scalar {
 }
 
 /// Writes the aux values of a hash in order.
-struct Slots<'s, Scalar> {
+struct LaneSlots<'s, Scalar> {
     slots: &'s mut [Scalar],
     at: usize,
 }
 
-impl<Scalar: PrimeField> Slots<'_, Scalar> {
+impl<Scalar: PrimeField> LaneSlots<'_, Scalar> {
     fn put(&mut self, value: Scalar) {
         self.slots[self.at] = value;
         self.at += 1;
@@ -142,7 +142,7 @@ fn run<Scalar: PrimeField, A: Arity<Scalar>>(
 ) -> Scalar {
     let n = schedule.width - 1;
     let lanes = |values: &[Scalar]| Fr8::new(&lane_limbs(values));
-    let mut out = Slots { slots, at: 0 };
+    let mut out = LaneSlots { slots, at: 0 };
     let FirstRound { pre, post, matrix } = schedule.first();
     let first = quintic(schedule.constants.domain_tag, Some(pre[0]), Some(post[0]));
     let shifted = lanes(preimage).add(&lanes(&pre[1..]));
@@ -203,7 +203,7 @@ mod tests {
     use rand_core::SeedableRng;
     use rand_xorshift::XorShiftRng;
 
-    /// Slots and hash of both permutations, for random preimages and the extremes.
+    /// LaneSlots and hash of both permutations, for random preimages and the extremes.
     fn both_agree<A: Arity<Fr>>(constants: &PoseidonConstants<Fr, A>) {
         let Some(ifma) = lanes_for::<Fr>(constants.width()) else {
             eprintln!("this CPU has no AVX-512 IFMA: nothing to compare");

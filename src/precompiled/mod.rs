@@ -38,70 +38,40 @@
 //! # Ok(()) }
 //! ```
 
-// Files are read in place where their integers are this machine's (little-endian, 64-bit
-// counts) and the system maps files; elsewhere they are read into memory.
-#[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
-#[allow(unsafe_code)]
-mod bus_guard;
-mod claims;
-mod coefficients;
-mod companion;
-#[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
-mod contained;
-mod density;
-mod dictionary;
-mod field_rows;
+// The way from a circuit to its vectors: `record` makes the rows, `file` keeps them on disk
+// (in `storage`: memory, or a mapped file), `witness` generates a circuit's values, `rows`
+// is what evaluation reads of the recording, and `kernel` evaluates the rows at the witness.
+mod buffers;
 mod file;
-mod fill;
-mod kernel;
-mod kinds;
-#[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
-#[allow(unsafe_code)]
-mod lanes_x86_64;
-mod layout;
-#[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
-#[allow(unsafe_code)]
-mod mapping;
-mod matrix;
-mod output;
-mod parts;
-#[allow(unsafe_code)]
-mod plain;
-mod record;
-mod row_sets;
-mod runs;
-mod sections;
-pub(crate) mod spread_witness;
-pub(crate) mod streamed;
-mod sums;
-mod wide;
-#[allow(unsafe_code)]
-mod windows;
-mod witness;
-mod words;
+pub(crate) mod kernel;
+pub(crate) mod record;
+pub(crate) mod rows;
+pub(crate) mod storage;
+pub(crate) mod witness;
 
 use bellpepper_core::{Circuit, ConstraintSystem};
 use ff::PrimeField;
 
+pub use self::buffers::ProvingBuffers;
 pub use self::file::FORMAT_VERSION;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
 pub(crate) use self::file::{Key, KEY_LEN, TEMPORARY_SUFFIX};
-pub use self::witness::Witness;
+pub use self::witness::generator::Witness;
 
-use self::companion::{Companion, Keeping, StructureOnly};
-use self::density::Densities;
-use self::matrix::Matrix;
-use self::record::Recorder;
+use self::record::companion::{Companion, Keeping, StructureOnly};
+use self::record::recorder::Recorder;
+use self::rows::density::Densities;
+use self::rows::matrix::Matrix;
 
-use self::claims::Claims;
-use self::coefficients::CoefficientTable;
-use self::field_rows::FieldRows;
-pub(crate) use self::kinds::set_as_written as set_classify_as_written;
-use self::kinds::ValueKinds;
-use self::layout::MatrixLayout;
-use self::matrix::validate;
-use self::parts::Parts;
-use self::spread_witness::SpreadWitness;
+use self::rows::claims::Claims;
+use self::rows::coefficients::CoefficientTable;
+use self::rows::field_rows::FieldRows;
+use self::rows::layout::MatrixLayout;
+use self::rows::matrix::validate;
+pub(crate) use self::witness::kinds::set_as_written as set_classify_as_written;
+use self::witness::kinds::ValueKinds;
+use self::witness::parts::Parts;
+use self::witness::spread::SpreadWitness;
 use crate::assignment::ProvingAssignment;
 use crate::error::{Error, FileProblem};
 use crate::protocol::lay_out_for_proving;
@@ -131,7 +101,7 @@ pub struct Recording<Scalar: PrimeField> {
     /// The file the arrays are read from in place, when opened by [`Recording::map_unverified`]:
     /// checked after every evaluation.
     #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
-    mapping: Option<std::sync::Arc<mapping::Mapping>>,
+    mapping: Option<std::sync::Arc<storage::mapping::Mapping>>,
 }
 
 /// A summary: the matrices are gigabytes on a real circuit.
@@ -221,7 +191,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
     fn in_place<R>(&self, evaluate: impl FnOnce() -> R) -> Result<R, Error> {
         #[cfg(all(unix, target_pointer_width = "64", target_endian = "little"))]
         if let Some(mapping) = &self.mapping {
-            let reading = contained::Reading::begin();
+            let reading = storage::contained::Reading::begin();
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(evaluate));
             drop(reading);
             self.still_as_mapped()?;
@@ -377,7 +347,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         buffers
             .kinds
             .reserve((self.aux + self.inputs).next_power_of_two())?;
-        let spread = spread_witness::enabled() && rayon::current_num_threads() > 1;
+        let spread = witness::spread::enabled() && rayon::current_num_threads() > 1;
         if self.parts.0.is_empty() || !spread {
             lay_out_for_proving(&mut buffers, circuit)?;
             return Ok(buffers);
@@ -493,7 +463,7 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         self.evaluate_with(witness, target, &mut ValueKinds::default())
     }
 
-    fn evaluate_with(
+    pub(crate) fn evaluate_with(
         &self,
         mut witness: Witness<Scalar>,
         target: &mut ProverVectors<Scalar>,
@@ -567,81 +537,6 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             Some(row) => Err(Error::Unsatisfied { row }),
             None => Ok(()),
         }
-    }
-}
-
-/// Buffers carried from one proof to the next of the same circuit: the vectors of the last
-/// evaluation, a spare pair of witness vectors and the value-kind scratch. A proving loop
-/// that synthesizes through it touches no fresh memory after the first proof (page faults
-/// on ~170 MB vectors per partition are otherwise a large part of synthesis).
-pub struct ProvingBuffers<Scalar: PrimeField> {
-    vectors: ProverVectors<Scalar>,
-    spare: Witness<Scalar>,
-    kinds: ValueKinds,
-}
-
-/// A summary of what is kept.
-impl<Scalar: PrimeField> std::fmt::Debug for ProvingBuffers<Scalar> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ProvingBuffers")
-            .field("vectors", &self.vectors.shape())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<Scalar: PrimeField> Default for ProvingBuffers<Scalar> {
-    fn default() -> Self {
-        ProvingBuffers {
-            vectors: ProverVectors::default(),
-            spare: Witness::default(),
-            kinds: ValueKinds::default(),
-        }
-    }
-}
-
-impl<Scalar: PrimeField> ProvingBuffers<Scalar> {
-    /// The witness of `circuit`, in the spare vectors.
-    pub fn witness<C: Circuit<Scalar>>(
-        &mut self,
-        recording: &Recording<Scalar>,
-        circuit: C,
-    ) -> Result<Witness<Scalar>, Error> {
-        recording.witness_into(circuit, self.take_spare())
-    }
-
-    /// Evaluates `witness` into the recycled vectors and returns them, valid until the next
-    /// call; their previous witness vectors become the spare ones.
-    pub fn evaluate(
-        &mut self,
-        recording: &Recording<Scalar>,
-        witness: Witness<Scalar>,
-    ) -> Result<&ProverVectors<Scalar>, Error> {
-        self.spare = recording.evaluate_with(witness, &mut self.vectors, &mut self.kinds)?;
-        Ok(&self.vectors)
-    }
-
-    /// [`Self::witness`] then [`Self::evaluate`]: equal to [`Recording::synthesize`].
-    pub fn synthesize<C: Circuit<Scalar>>(
-        &mut self,
-        recording: &Recording<Scalar>,
-        circuit: C,
-    ) -> Result<&ProverVectors<Scalar>, Error> {
-        let witness = self.witness(recording, circuit)?;
-        self.evaluate(recording, witness)
-    }
-
-    /// The spare witness vectors (emptied), for a witness generated some other way; hand
-    /// the witness to [`Self::evaluate`], which makes the replaced vectors the spare ones.
-    pub fn take_spare(&mut self) -> Witness<Scalar> {
-        let mut spare = std::mem::take(&mut self.spare);
-        spare.clear();
-        spare
-    }
-
-    /// Moves the last evaluation out (for a prover that consumes it); the next evaluation
-    /// allocates anew.
-    pub fn take_vectors(&mut self) -> ProverVectors<Scalar> {
-        std::mem::take(&mut self.vectors)
     }
 }
 

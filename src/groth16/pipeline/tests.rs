@@ -14,12 +14,12 @@ use crate::prover::Proven;
 
 /// `x · x = y`, `y` public; a member whose `y` is not `x²` has a witness its row rejects.
 #[derive(Clone)]
-struct Square {
+struct ClaimedSquare {
     x: u64,
     y: u64,
 }
 
-impl Circuit<Fp> for Square {
+impl Circuit<Fp> for ClaimedSquare {
     fn synthesize<CS: ConstraintSystem<Fp>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
         let x = cs.alloc(|| "x", || Ok(Fp::from(self.x)))?;
         let y = cs.alloc_input(|| "y", || Ok(Fp::from(self.y)))?;
@@ -28,8 +28,8 @@ impl Circuit<Fp> for Square {
     }
 }
 
-fn squares(xs: &[u64]) -> Vec<Square> {
-    xs.iter().map(|&x| Square { x, y: x * x }).collect()
+fn claimed_squares(xs: &[u64]) -> Vec<ClaimedSquare> {
+    xs.iter().map(|&x| ClaimedSquare { x, y: x * x }).collect()
 }
 
 /// A prover whose proof of a member is its `c` vector, and whose verdicts are the test's,
@@ -63,14 +63,18 @@ impl MemberProver<Fp> for Judged {
 
 /// Proves `circuits` with the verdicts `verdicts`, making members again from `circuits`
 /// when `remakes`.
-fn prove(circuits: Vec<Square>, verdicts: &[bool], remakes: bool) -> Result<Vec<Vec<Fp>>, Error> {
+fn prove(
+    circuits: Vec<ClaimedSquare>,
+    verdicts: &[bool],
+    remakes: bool,
+) -> Result<Vec<Vec<Fp>>, Error> {
     let kept = circuits.clone();
     let remake = |i: usize| Ok(kept[i].clone());
     let zeros = vec![Fp::zero(); circuits.len()];
     let verdicts = VecDeque::from(verdicts.to_vec());
     prove_batch(
         circuits,
-        remakes.then_some(&remake as &Remake<'_, Square>),
+        remakes.then_some(&remake as &Remake<'_, ClaimedSquare>),
         Randomness {
             r: &zeros,
             s: &zeros,
@@ -90,7 +94,7 @@ fn prove(circuits: Vec<Square>, verdicts: &[bool], remakes: bool) -> Result<Vec<
 
 /// The proofs of `xs`, each the `c` its direct synthesis gives.
 fn direct_proofs(xs: &[u64]) -> Vec<Vec<Fp>> {
-    squares(xs)
+    claimed_squares(xs)
         .into_iter()
         .map(|circuit| crate::synthesize::synthesize(circuit).unwrap().c)
         .collect()
@@ -118,36 +122,39 @@ fn trusted_recordings_keep_being_verified() {
     let xs = [3, 4];
     // Recorded and trusted.
     let before = stats::<Fp>();
-    assert_eq!(prove(squares(&xs), &[], true).unwrap(), direct_proofs(&xs));
+    assert_eq!(
+        prove(claimed_squares(&xs), &[], true).unwrap(),
+        direct_proofs(&xs)
+    );
     assert_eq!(grown(&before), (1, 0, 0));
 
     // A proof from the trusted recording that does not verify: the member is made again
     // and proven directly, the recording dropped.
     let before = stats::<Fp>();
     assert_eq!(
-        prove(squares(&xs), &[false], true).unwrap(),
+        prove(claimed_squares(&xs), &[false], true).unwrap(),
         direct_proofs(&xs)
     );
     assert_eq!(grown(&before), (0, 1, 1));
     assert_eq!(stats::<Fp>().recorded - before.recorded, 0);
 
     // Without a way to make it again: the batch fails, the recording is dropped.
-    prove(squares(&xs), &[], true).unwrap();
+    prove(claimed_squares(&xs), &[], true).unwrap();
     let before = stats::<Fp>();
-    let err = prove(squares(&xs), &[false], false).expect_err("a failed proof");
+    let err = prove(claimed_squares(&xs), &[false], false).expect_err("a failed proof");
     assert!(matches!(err, Error::Member { .. }), "{err}");
     assert!(err.chain().contains("does not verify"), "{}", err.chain());
     assert_eq!(grown(&before), (0, 1, 0));
 
     // Made again, its own proof does not verify either: the member's failure, not the
     // recording's, which stays.
-    prove(squares(&xs), &[], true).unwrap();
+    prove(claimed_squares(&xs), &[], true).unwrap();
     let before = stats::<Fp>();
-    let err = prove(squares(&xs), &[false, false], true).expect_err("an invalid proof");
+    let err = prove(claimed_squares(&xs), &[false, false], true).expect_err("an invalid proof");
     assert!(err.chain().contains("its own synthesis"), "{}", err.chain());
     assert_eq!(grown(&before), (0, 0, 0));
     assert_eq!(
-        prove(squares(&xs), &[], true).unwrap(),
+        prove(claimed_squares(&xs), &[], true).unwrap(),
         direct_proofs(&xs),
         "the recording serves on"
     );
@@ -156,10 +163,10 @@ fn trusted_recordings_keep_being_verified() {
 
 fn a_member_the_recording_fails_is_made_again_and_judged_by_its_own_proof() {
     clear::<Fp>();
-    prove(squares(&[2]), &[], true).unwrap();
+    prove(claimed_squares(&[2]), &[], true).unwrap();
     // A witness the recorded row rejects: made again directly; its own proof does not
     // verify (as a real prover's would not), so the member fails and the recording stays.
-    let wrong = vec![Square { x: 5, y: 24 }];
+    let wrong = vec![ClaimedSquare { x: 5, y: 24 }];
     let before = stats::<Fp>();
     let err = prove(wrong.clone(), &[false], true).expect_err("a rejected witness");
     assert!(err.chain().contains("row 0"), "{}", err.chain());
@@ -169,7 +176,7 @@ fn a_member_the_recording_fails_is_made_again_and_judged_by_its_own_proof() {
     let proofs = prove(wrong, &[true], true).unwrap();
     assert_eq!(
         proofs[0],
-        crate::synthesize::synthesize(Square { x: 5, y: 24 })
+        crate::synthesize::synthesize(ClaimedSquare { x: 5, y: 24 })
             .unwrap()
             .c
     );

@@ -23,7 +23,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use ff::PrimeField;
 
-use super::files::{self, CacheFile, Found, Listing};
+use super::files::{self, CacheFile, Listing, OnDisk};
 use super::key::{Key, KeyFor};
 use super::watchdog::GaveUp;
 use crate::precompiled::Recording;
@@ -98,7 +98,7 @@ struct State<Scalar: PrimeField> {
 struct Disk<Scalar: PrimeField> {
     dir: fn() -> Option<PathBuf>,
     list: fn(&Path) -> Result<Listing, GaveUp>,
-    load: fn(&Path, usize, &Key) -> Found<Scalar>,
+    load: fn(&Path, usize, &Key) -> OnDisk<Scalar>,
 }
 
 /// One field's store.
@@ -294,13 +294,13 @@ impl<Scalar: PrimeField> Store<Scalar> {
             .structure()
             .expect("a file is read for a known structure");
         match (self.disk.load)(path, inputs, &key) {
-            Found::Loaded(recording, file) => {
+            OnDisk::Loaded(recording, file) => {
                 lock(&self.state).stats.loaded += 1;
                 probation.opened(file);
                 Some(Start::Check(Arc::from(recording), probation))
             }
             found => {
-                if let Found::Refused = found {
+                if let OnDisk::Refused = found {
                     let mut state = lock(&self.state);
                     state.stats.refused_files += 1;
                     state.refused.insert(path.to_path_buf());
@@ -400,7 +400,7 @@ mod tests {
     }
 
     /// A read that begins, then waits for the gate, then finds the file damaged.
-    fn load_gated(_: &Path, _: usize, _: &Key) -> Found<Scalar> {
+    fn load_gated(_: &Path, _: usize, _: &Key) -> OnDisk<Scalar> {
         let mut gate = lock(&GATE);
         gate.1 = true;
         GATE_CHANGED.notify_all();
@@ -409,7 +409,7 @@ mod tests {
                 .wait(gate)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        Found::Refused
+        OnDisk::Refused
     }
 
     fn begin_on_a_thread(store: &Arc<Store<Scalar>>, key: Key) -> mpsc::Receiver<Start<Scalar>> {

@@ -5,11 +5,11 @@
 use ff::PrimeField;
 
 use super::{BlockLayout, RowSum, Rows};
-use crate::precompiled::field_rows::UNIT;
-use crate::precompiled::kinds::{KIND_ONE, KIND_ZERO};
-use crate::precompiled::layout::BLOCK;
-use crate::precompiled::matrix::Matrix;
-use crate::precompiled::sums::{field_satisfied, NOT_INTEGER};
+use crate::precompiled::kernel::sums::{field_satisfied, NOT_INTEGER};
+use crate::precompiled::rows::field_rows::UNIT;
+use crate::precompiled::rows::layout::BLOCK;
+use crate::precompiled::rows::matrix::Matrix;
+use crate::precompiled::witness::kinds::{KIND_ONE, KIND_ZERO};
 
 impl<Scalar: PrimeField> Rows<'_, Scalar> {
     /// A row holding a general coefficient (neither a small integer nor one or two powers of
@@ -150,7 +150,7 @@ impl<Scalar: PrimeField> Rows<'_, Scalar> {
 #[inline]
 fn products_hold<Scalar: PrimeField>([a, b, c]: [&[Scalar]; 3], rows: &[u16]) -> bool {
     #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
-    if let Some(lanes) = crate::precompiled::lanes_x86_64::Lanes::for_field::<Scalar>() {
+    if let Some(lanes) = crate::precompiled::rows::lanes_x86_64::Lanes::for_field::<Scalar>() {
         return lanes.products_hold([a, b, c], rows);
     }
     rows.iter().all(|&r| {

@@ -6,14 +6,14 @@
 use ff::PrimeField;
 
 use super::{BlockLayout, RowSum, Rows};
-use crate::precompiled::coefficients::{
+use crate::precompiled::kernel::sums::{add_at, add_power, satisfied, NOT_INTEGER};
+use crate::precompiled::rows::coefficients::{
     IntegerField, LARGE_GENERAL, LARGE_NEGATIVE, LARGE_TWO, SECOND_POWER, SMALL_MIN, SMALL_SUMS,
 };
-use crate::precompiled::kinds::{ValueKinds, KIND_ONE};
-use crate::precompiled::layout::{BlockClass, BLOCK};
-use crate::precompiled::matrix::Matrix;
-use crate::precompiled::runs::RunRow;
-use crate::precompiled::sums::{add_at, add_power, satisfied, NOT_INTEGER};
+use crate::precompiled::rows::layout::{BlockClass, BLOCK};
+use crate::precompiled::rows::matrix::Matrix;
+use crate::precompiled::rows::runs::RunRow;
+use crate::precompiled::witness::kinds::{ValueKinds, KIND_ONE};
 
 impl<Scalar: PrimeField> Rows<'_, Scalar> {
     /// A row off the small-integer path: small coefficients over bits summed as integers,

@@ -27,7 +27,11 @@
 //! in: the first that applies takes the row.
 
 mod field;
+pub(crate) mod fill;
 mod integer;
+pub(crate) mod output;
+pub(crate) mod streamed;
+pub(crate) mod sums;
 #[cfg(test)]
 mod tests;
 
@@ -36,19 +40,18 @@ use rayon::prelude::*;
 
 use self::field::FieldSum;
 use self::integer::IntegerSum;
-use super::claims::Claims;
-use super::coefficients::{CoefficientTable, FieldClass};
-use super::field_rows::FieldRows;
-use super::fill::fill_three;
-use super::kinds::ValueKinds;
-use super::layout::{BlockClass, MatrixLayout, BLOCK};
-use super::matrix::Matrix;
-use super::output::{BlockOutput, Fresh, InPlace, Streamed};
-use super::row_sets::RowSet;
-use super::runs::PowerRuns;
-use super::streamed;
-use super::sums::NOT_INTEGER;
-use super::wide::WideRows;
+use crate::precompiled::kernel::fill::fill_three;
+use crate::precompiled::kernel::output::{BlockOutput, Fresh, InPlace, Streamed};
+use crate::precompiled::kernel::sums::NOT_INTEGER;
+use crate::precompiled::rows::claims::Claims;
+use crate::precompiled::rows::coefficients::{CoefficientTable, FieldClass};
+use crate::precompiled::rows::field_rows::FieldRows;
+use crate::precompiled::rows::layout::{BlockClass, MatrixLayout, BLOCK};
+use crate::precompiled::rows::matrix::Matrix;
+use crate::precompiled::rows::row_sets::RowSet;
+use crate::precompiled::rows::runs::PowerRuns;
+use crate::precompiled::rows::wide::WideRows;
+use crate::precompiled::witness::kinds::ValueKinds;
 
 /// What evaluation reads of a recording: its matrices, what was derived from each, the
 /// stretches of field rows and the coefficient table.

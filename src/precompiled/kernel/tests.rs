@@ -1,8 +1,8 @@
 //! The kernel's paths against the field's arithmetic, term by term.
 
-use super::super::coefficients::from_i128;
 use super::*;
-use crate::precompiled::sums::satisfied;
+use crate::precompiled::kernel::sums::satisfied;
+use crate::precompiled::rows::coefficients::from_i128;
 use blstrs::Scalar as Fr;
 use ff::Field;
 use rand_core::{RngCore, SeedableRng};
@@ -53,7 +53,7 @@ fn integer_sums_equal_field_sums() {
         Some(value) => *value,
         None => inputs[column as usize - aux.len()],
     };
-    let mut matrix = super::super::matrix::MatrixBuilder::default();
+    let mut matrix = crate::precompiled::rows::matrix::MatrixBuilder::default();
     let mut expected = Vec::new();
     for row in 0..4 * BLOCK {
         let mut sum = Fr::ZERO;
@@ -238,8 +238,8 @@ fn finishing_a_block_writes_every_sum_and_finds_the_first_unsatisfied_row() {
 /// x² or x⁴, which no stated row reads, is named by its row while the claims still hold.
 #[test]
 fn field_stretches_give_the_summed_rows_and_find_a_wrong_power() {
-    use super::super::claims::Claims;
-    use super::super::field_rows::FieldRows;
+    use crate::precompiled::rows::claims::Claims;
+    use crate::precompiled::rows::field_rows::FieldRows;
     let mut rng = XorShiftRng::seed_from_u64(41);
     let (g, h, pre, post) = [(); 4].map(|_| Fr::random(&mut rng)).into();
     // Dictionary: 1, -1, then general coefficients (id 5 is -post).
