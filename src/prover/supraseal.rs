@@ -5,8 +5,7 @@
 //!
 //! One member per call keeps at most the pipeline's `k` members alive (supraseal reads
 //! every assignment of a call until its proofs are done), and it is also the fastest shape
-//! measured for supraseal's CPU side: curio saw its B in G2 step fall from about 23 s with
-//! several circuits per call to 0.4 s with one.
+//! for supraseal's CPU side (curio's figures are in docs/journal.md).
 //!
 //! supraseal's C++ side checks each circuit against the SRS with `assert`, which aborts the
 //! process. bellperson's `SuprasealParameters` cannot say what the SRS holds, so the sizes

@@ -10,8 +10,8 @@
 //!
 //! The product comes from a [`Multiplier`]: the portable `u128` schoolbook, or on x86_64
 //! (chosen at compile time, asked of the CPU at run time) `mulx` with ADX's two carry
-//! chains. The assembly one serves the native Poseidon (feature `neptune-11`), where it
-//! measured about 30% off the witness; the kernel's wide rows measured no faster with it.
+//! chains. The assembly one serves the native Poseidon (feature `neptune-11`); the kernel's
+//! wide rows were no faster with it (docs/journal.md).
 
 #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
 #[allow(unsafe_code)]

@@ -3,12 +3,10 @@
 //!
 //! Evaluation over the previous proof's vectors writes a, b and c once each, and nothing
 //! reads them again until the prover, long after they left the caches. An ordinary store
-//! first reads the line it writes, so each byte written crossed the memory bus twice; on
-//! the two-core VM measured, one thread's ordinary stores already filled the bus (30 GB/s,
-//! 32 from two threads, 44 with streaming stores), and evaluation on two threads ran into
-//! it. Streaming stores write the line without reading it. Fresh vectors are not streamed:
-//! their first write faults the page in either way, and measured no faster
-//! (docs/journal.md).
+//! first reads the line it writes, so each byte written crosses the memory bus twice, and
+//! the bus is what evaluation on several threads runs short of. Streaming stores write the
+//! line without reading it. Fresh vectors are not streamed: their first write faults the
+//! page in either way (the measurements: docs/journal.md).
 
 #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
 #[allow(unsafe_code)]
