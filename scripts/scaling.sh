@@ -6,9 +6,8 @@
 # rows; `pce-spread-cached`: the same with its rows stored through the caches, to see what
 # the streaming stores save where many cores share the memory bus; `pce-spread-classify-
 # after`: the witness values classified by evaluation, read back from memory, to see what
-# classifying them as they are written saves there; with `CIRCUIT=snap` also
-# `default-no-lending`: the apex rows kept in place in direct synthesis, which spreads them
-# from three threads on), each thread count in a process of its own. For machines with
+# classifying them as they are written saves there), each thread count in a process of its
+# own. For machines with
 # more cores than a two-core development VM that have no Rust toolchain (a GPU prover's
 # host): only the binary goes there.
 #
@@ -64,11 +63,6 @@ run() {
     { nproc; grep -m1 "model name" /proc/cpuinfo || true; free -g | head -2; } |
         tee "$out/machine.txt"
     local variants=(default pce-spread pce-spread-cached pce-spread-classify-after) summary=$out/scaling.txt
-    # SnapDeals' apex rows: direct synthesis spreads them from three threads on, over branches
-    # lent the values below; without, to see what that gains on many cores.
-    if [[ $circuit == snap ]]; then
-        variants+=(default-no-lending)
-    fi
     : > "$summary"
     for t in "${threads[@]}"; do
         echo "== $circuit x$challenges on $t threads" | tee -a "$out/scaling.log"

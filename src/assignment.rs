@@ -6,8 +6,7 @@
 //! come from an owner-local pool (one assignment, one thread), the evaluation kernel is
 //! selectable, the vectors can be pre-sized from an earlier synthesis of the same circuit
 //! shape, and branches taken at once for a partition's parts can read one copy of the
-//! values before them instead of a copy each, or, for parts small beside those values (a
-//! tree's rows), read them where the assignment lent them.
+//! values before them instead of a copy each.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -79,20 +78,6 @@ pub(crate) fn set_shared_values(on: bool) {
     SHARED_VALUES.store(on, Ordering::Relaxed);
 }
 
-/// Whether a prover's assignment lends its values to branches for small parts
-/// ([`crate::tuning::set_lent_branch_values`]).
-static LENT_VALUES: AtomicBool = AtomicBool::new(true);
-
-pub(crate) fn set_lent_values(on: bool) {
-    LENT_VALUES.store(on, Ordering::Relaxed);
-}
-
-/// Threads from which a prover's assignment spreads small parts. On two a row's one branch
-/// saves half the row and copies that half into fresh pages, which measured slower than the
-/// row in place (docs/journal.md); on more the time saved grows with the threads while
-/// the copies stay one per row, made by all of them.
-const SMALL_PARTS_FROM_THREADS: usize = 3;
-
 /// The aux values a branch reads from the copy it shares (none where it holds its own).
 fn held_elsewhere<Scalar>(before: &Option<Arc<Vec<Scalar>>>) -> &[Scalar] {
     before.as_deref().map_or(&[], |before| &before[..])
@@ -112,8 +97,7 @@ pub struct ProvingAssignment<Scalar: PrimeField> {
     /// Where this assignment was branched from its system, if it is a branch.
     branched_at: Option<BranchPoint>,
     /// The first aux values, where they are read in place: a branch's before the point it
-    /// was taken (its system's, copied once for all the branches taken there, or lent by
-    /// it), or an assignment's own, lent to its branches until they are done. The vector
+    /// was taken (its system's, copied once for all the branches taken there). The vector
     /// holds the values after them.
     before: Option<Arc<Vec<Scalar>>>,
     /// A branch taken where this assignment never stood, handed to `extend`: refused.
@@ -181,9 +165,8 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     }
 
     /// The vectors synthesized so far. A branch sharing its system's values with the other
-    /// branches taken with it ([`ConstraintSystem::branches`]), and an assignment whose
-    /// branches for small parts are not done ([`ConstraintSystem::lend_branches`]), hold
-    /// here only the aux values after those ([`Self::into_vectors`] gives all of them).
+    /// branches taken with it ([`ConstraintSystem::branches`]) holds here only the aux values
+    /// after those ([`Self::into_vectors`] gives all of them).
     pub fn vectors(&self) -> &ProverVectors<Scalar> {
         &self.vectors
     }
@@ -209,9 +192,8 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     }
 
     /// Holds all its aux values in its own vector again where no one else reads the first
-    /// ones any more (lent to branches now gone, [`ConstraintSystem::lend_branches`], or a
-    /// branch's shared copy its siblings dropped): those after them are appended to them (a
-    /// copy of those, not of the first). Where others read them still, or memory for the
+    /// ones any more (a branch's shared copy its siblings dropped): those after them are
+    /// appended to them (a copy of those, not of the first). Where others read them still, or memory for the
     /// copy cannot be had, the values stay where they are, read in two places.
     fn take_back(&mut self) {
         let Some(before) = self.before.take() else {
@@ -480,8 +462,6 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
     /// partition's challenges cost little to copy, and a branch reading two places runs 3%
     /// more instructions in evaluation). `None` when memory cannot be had, and the circuit
     /// synthesizes here (docs/journal.md has the measurements).
-    ///
-    /// For parts small beside the values before them see [`Self::lend_branches`].
     fn branches(&self, count: usize) -> Option<Vec<Self>> {
         if count == 0 {
             return Some(Vec::new());
@@ -499,38 +479,6 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
             false => None,
         };
         self.branches_reading(count, shared)
-    }
-
-    /// Branches for parts small beside the values before them (the rows of SnapDeals' apex
-    /// tree, up to 5.6 million values before a row of a 32 GiB partition): from 65,536
-    /// values on, where it holds all of them, this assignment lends its branches its own
-    /// vector, reading it in place too until they are done ([`Self::branches_done`]), which
-    /// then copies the values allocated meanwhile (a row's) instead of all those before, once
-    /// per branch or per spread. Otherwise as [`Self::branches`].
-    fn lend_branches(&mut self, count: usize) -> Option<Vec<Self>> {
-        self.take_back();
-        let lend = count > 0
-            && LENT_VALUES.load(Ordering::Relaxed)
-            && self.before.is_none()
-            && self.vectors.aux_assignment.len() >= SHARED_FROM;
-        if !lend {
-            return self.branches(count);
-        }
-        let lent = Arc::new(std::mem::take(&mut self.vectors.aux_assignment));
-        self.before = Some(Arc::clone(&lent));
-        self.branches_reading(count, Some(lent))
-    }
-
-    /// Takes back what [`Self::lend_branches`] lent.
-    fn branches_done(&mut self) {
-        self.take_back();
-    }
-
-    /// Small parts (the rows of SnapDeals' apex tree) are spread where they are lent the
-    /// values before them, from three threads on (`SMALL_PARTS_FROM_THREADS`).
-    fn spreads_small_parts(&self) -> bool {
-        LENT_VALUES.load(Ordering::Relaxed)
-            && rayon::current_num_threads() >= SMALL_PARTS_FROM_THREADS
     }
 
     /// It keeps no names, and a part synthesized here appends its rows, values and

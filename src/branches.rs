@@ -23,10 +23,9 @@
 //! by all the branches taken at that point ([`ConstraintSystem::branches`]): few values
 //! after a PoRep partition's shared variables; 5.9 million before a 32 GiB SnapDeals
 //! partition's challenges. Before each row of its apex tree there are up to as many, for a
-//! row of far fewer: those rows go through [`spread_small_returning`], where the assignment
-//! lends its branches its own values and takes them back when they are done, copying only
-//! what it allocated meanwhile ([`ConstraintSystem::lend_branches`]). Then fresh memory for
-//! what each branch adds, and one copy of that into the system. So a system that copies
+//! row of far fewer: those rows go through [`spread_small_returning`], which the assignment
+//! does not spread (the recorder and the witness generator do). Then fresh memory for what
+//! each branch adds, and one copy of that into the system. So a system that copies
 //! its branches in (a prover's assignment, a recorder) gets one branch per thread, each
 //! running consecutive parts one after another: on two threads half the parts are copied,
 //! not all but the first. A recording notes where each part's aux variables landed, as a
@@ -44,9 +43,6 @@ use rayon::prelude::*;
 
 use crate::protocol::root_without_names;
 
-/// Whether a branch's copies into its system run at once ([`crate::tuning::set_parallel_appends`]).
-static SERIAL_APPENDS: AtomicBool = AtomicBool::new(false);
-
 /// Whether [`spread`] hands every part back ([`crate::tuning::set_branches`]).
 static NO_BRANCHES: AtomicBool = AtomicBool::new(false);
 
@@ -60,15 +56,6 @@ pub(crate) fn set_branches(on: bool) {
 
 pub(crate) fn set_branch_per_thread(on: bool) {
     BRANCH_PER_PART.store(!on, Ordering::Relaxed);
-}
-
-pub(crate) fn set_parallel_appends(on: bool) {
-    SERIAL_APPENDS.store(!on, Ordering::Relaxed);
-}
-
-/// Whether appending a branch copies its vectors at once, on the pool's threads.
-pub(crate) fn parallel_appends() -> bool {
-    !SERIAL_APPENDS.load(Ordering::Relaxed)
 }
 
 /// Where a branch was taken: how many inputs (the constant one included) and aux variables
@@ -175,9 +162,8 @@ where
 }
 
 /// [`spread_returning`] for parts small beside what `cs` holds before them, such as a tree's
-/// rows, each spread after all the rows below it: the branches are taken with
-/// [`ConstraintSystem::lend_branches`] (a prover's assignment lends them its values instead
-/// of copying them), and where `cs` says such parts are not worth spreading
+/// rows, each spread after all the rows below it: where `cs` says such parts are not worth
+/// spreading
 /// ([`ConstraintSystem::spreads_small_parts`]: a system whose branches start from a copy of
 /// the values so far) it returns [`Returned::Here`] with the parts untouched, and the caller
 /// runs them here. A recorder spreads them (the places it notes let the witness from its
@@ -326,14 +312,9 @@ where
     } else {
         parts.len().min(rayon::current_num_threads())
     };
-    // Small parts may be lent what the system holds; either way it is told when the
-    // branches are done, on every way out.
-    let branches = match small {
-        true => cs.lend_branches(runs - 1),
-        false => cs.branches(runs - 1),
-    };
+    let branches = cs.branches(runs - 1);
     let root = cs.get_root();
-    let spread = (|| {
+    (|| {
         // A system that hands back another number of branches than asked is taken as one
         // that cannot branch: every part must run exactly once.
         let branches = match branches {
@@ -382,9 +363,7 @@ where
             }
         }
         Ok(Returned::Done(results))
-    })();
-    root.branches_done();
-    spread
+    })()
 }
 
 /// Synthesizes `parts` (numbered as the caller's list numbers them) one after another in

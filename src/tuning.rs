@@ -67,14 +67,6 @@ pub fn set_lanes(on: bool) {
     crate::lanes::set_enabled(on);
 }
 
-/// Turns the parallel copies of a branch appended to its system ([`crate::branches`]) off
-/// or back on, for the whole process. On by default: the copies run at once, each on all
-/// the pool's threads; off, one after another, with the same results. Either way the
-/// allocator grows each vector first.
-pub fn set_parallel_appends(on: bool) {
-    crate::branches::set_parallel_appends(on);
-}
-
 /// Turns [`crate::branches::spread`] off or back on, for the whole process. On by default;
 /// off, it hands every part back, and the circuit runs them as it does in a system that
 /// cannot branch (a PoRep partition's challenges in a loop, PoSt sectors in systems from
@@ -89,16 +81,6 @@ pub fn set_branches(on: bool) {
 /// copies them, with the same results.
 pub fn set_shared_branch_values(on: bool) {
     crate::assignment::set_shared_values(on)
-}
-
-/// Turns a prover's assignment lending its aux values to the branches of small parts
-/// ([`bellpepper_core::ConstraintSystem::lend_branches`]: SnapDeals' apex rows, 65,536 values
-/// or more before them) off or back on, for the whole process. On by default; off, such
-/// branches are taken as others are, and direct synthesis keeps small parts on its own
-/// thread (each would pay a copy of the values before it; on two threads it does either
-/// way), with the same results.
-pub fn set_lent_branch_values(on: bool) {
-    crate::assignment::set_lent_values(on)
 }
 
 /// Turns one branch per thread, each running consecutive parts, for a system that copies its

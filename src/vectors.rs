@@ -8,7 +8,7 @@ use ec_gpu_gen::multiexp_cpu::DensityTracker;
 
 use rayon::prelude::*;
 
-use crate::branches::{parallel_appends, BranchPoint};
+use crate::branches::BranchPoint;
 use crate::error::Error;
 use crate::eval::mark_density;
 use crate::shape::Shape;
@@ -172,8 +172,8 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
     /// Appends what `branch` added after `at`, where it was taken from these vectors (or what
     /// they grew into): its rows, its own variables' values and densities, and the marks it
     /// set on the variables it shares with these. The branch's first aux values are `held`,
-    /// elsewhere (shared with other branches, or lent to its own), its aux vector holding
-    /// those after them. Nothing changes when memory runs out.
+    /// elsewhere (a copy shared with the other branches taken with it, up to its point), its
+    /// aux vector holding those after them. Nothing changes when memory runs out.
     pub(crate) fn append_branch(
         &mut self,
         branch: &Self,
@@ -185,19 +185,18 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
             inputs: at.inputs.min(branch.input_assignment.len()),
             aux: at.aux,
         };
-        // The branch's values after its point: those of its own it lent (a branch that took
-        // branches of its own and has them still) and those in its vector.
-        let lent = &held[at.aux.min(held.len())..];
-        let own = &branch.aux_assignment[at.aux.saturating_sub(held.len())..];
+        // What it holds elsewhere ends at its point at most (a copy shared at its point, or
+        // none); the values after its point are in its vector.
+        if held.len() > at.aux {
+            return Err(Error::InconsistentAssignment(
+                "a branch holds values elsewhere past the point it was taken",
+            ));
+        }
+        let own = &branch.aux_assignment[at.aux - held.len()..];
         // Every allocation first, so that running out of memory changes nothing. The
         // allocator grows each vector: the C library's moves a large one's pages without
         // copying them, and a new buffer filled by the pool's threads instead measured
         // slower under it (docs/journal.md).
-        reserve(
-            &mut self.aux_assignment,
-            lent.len() + own.len(),
-            "aux values",
-        )?;
         let mut copies = [
             (&mut self.a, &branch.a[..], "constraint values"),
             (&mut self.b, &branch.b[..], "constraint values"),
@@ -226,19 +225,12 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
         )?;
         self.input_assignment
             .extend_from_slice(&branch.input_assignment[at.inputs..]);
-        append(copies[3].0, lent);
-        if parallel_appends() {
-            // The four copies at once, each by all the pool's threads (rayon's `par_extend`
-            // writes in place): a branch's share of a partition, its pages faulted in by
-            // every thread.
-            copies
-                .into_par_iter()
-                .for_each(|(mine, theirs, _)| mine.par_extend(theirs.par_iter().cloned()));
-        } else {
-            for (mine, theirs, _) in copies {
-                mine.extend_from_slice(theirs);
-            }
-        }
+        // The four copies at once, each by all the pool's threads (rayon's `par_extend`
+        // writes in place): a branch's share of a partition, its pages faulted in by every
+        // thread.
+        copies
+            .into_par_iter()
+            .for_each(|(mine, theirs, _)| mine.par_extend(theirs.par_iter().cloned()));
         merge_density(
             &mut self.b_input_density,
             &branch.b_input_density,
@@ -250,9 +242,9 @@ impl<Scalar: Clone + Send + Sync> ProverVectors<Scalar> {
     }
 }
 
-/// `pieces` one after another in one vector, copied by all the pool's threads where
-/// appends are (the values a prover's assignment gives its branches: millions before a
-/// SnapDeals partition's challenges).
+/// `pieces` one after another in one vector, copied by all the pool's threads (the values a
+/// prover's assignment gives its branches: millions before a SnapDeals partition's
+/// challenges).
 pub(crate) fn concatenated<Scalar: Clone + Send + Sync>(
     pieces: &[&[Scalar]],
     what: &'static str,
@@ -265,14 +257,9 @@ pub(crate) fn concatenated<Scalar: Clone + Send + Sync>(
     Ok(all)
 }
 
-/// `piece` after `all`'s values, copied by all the pool's threads where appends are; `all`
-/// has the room.
+/// `piece` after `all`'s values, copied by all the pool's threads; `all` has the room.
 pub(crate) fn append<Scalar: Clone + Send + Sync>(all: &mut Vec<Scalar>, piece: &[Scalar]) {
-    if parallel_appends() {
-        all.par_extend(piece.par_iter().cloned());
-    } else {
-        all.extend_from_slice(piece);
-    }
+    all.par_extend(piece.par_iter().cloned());
 }
 
 /// The first `len` bits of `density`, with their count.

@@ -154,11 +154,12 @@ struct Tree {
     seed: u64,
     /// A power of two.
     leaves: usize,
-    /// The rows through `spread_small_returning` (a prover's assignment lends them the
-    /// values so far), as storage-proofs-update's apex rows under the recipe.
+    /// The rows through `spread_small_returning` (a prover's assignment keeps them in place;
+    /// a recorder and the witness generator spread them), as storage-proofs-update's apex
+    /// rows under the recipe.
     small: bool,
     /// Aux variables before the leaves (`SharedParts::padding`): from 65,536 a prover's
-    /// assignment lends its values to the branches of small parts.
+    /// assignment's branches share one copy of the values before them.
     padding: usize,
 }
 
@@ -766,64 +767,6 @@ fn branches_read_the_values_before_them_where_they_lie() {
         assert_eq!(alone.a, vec![Fr::from(3)], "{what}");
         assert_eq!(alone.c, vec![Fr::from(25)], "{what}");
     }
-}
-
-/// Branches for small parts read the values their assignment lent them (from 65,536 values
-/// on) while it goes on in place itself; a branch that lent its own, appended before its
-/// branches are gone, brings the values it lent; once the branches are done the assignment
-/// holds all its values again. Each way, the sequential run's vectors.
-#[test]
-fn lent_values_are_read_in_place_and_taken_back() {
-    for padding in [0, 1 << 16] {
-        let what = format!("{padding} values before the branches");
-        let (mut sequential, x) = padded(padding);
-        let y = square(&mut sequential, x, 3);
-        square(&mut sequential, y, 9);
-        for value in [9, 81, 3, 9, 3] {
-            square(&mut sequential, x, value);
-        }
-        let sequential = sequential.into_vectors().unwrap();
-
-        // The system's own part while its values are lent, a branch's part, then one more.
-        let (mut cs, x) = padded(padding);
-        let mut branches = cs.lend_branches(2).expect("an assignment branches");
-        let lent = cs.vectors().aux_assignment.len() < cs.shape().aux;
-        assert_eq!(lent, padding > 0, "{what}");
-        let y = square(&mut cs, x, 3);
-        // The system reads what it lent, and what it allocated since.
-        square(&mut cs, y, 9);
-        square(&mut branches[0], x, 9);
-        square(&mut branches[1], x, 81);
-        cs.extend(&branches[0]);
-        cs.extend(&branches[1]);
-        drop(branches);
-        cs.branches_done();
-        let shape = cs.shape();
-        assert_eq!(cs.vectors().aux_assignment.len(), shape.aux, "{what}");
-
-        // A branch holding all its values lends them to its own and is appended with them
-        // still lent.
-        let mut second = cs.branches(1).expect("an assignment branches").remove(0);
-        square(&mut second, x, 3);
-        let mut nested = second.lend_branches(1).expect("a branch branches");
-        square(&mut second, x, 9);
-        square(&mut nested[0], x, 3);
-        second.extend(&nested[0]);
-        cs.extend(&second);
-        assert_same(&cs.into_vectors().unwrap(), &sequential, &what);
-    }
-    // A spread of small parts takes back what it lent (three threads: on two the assignment
-    // keeps such parts in place).
-    let tree = Tree {
-        seed: 5,
-        leaves: 4,
-        small: true,
-        padding: 1 << 16,
-    };
-    let mut cs = ProvingAssignment::<Fr>::default();
-    cs.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
-    on_threads(3, || tree.synthesize(&mut cs)).unwrap();
-    assert_eq!(cs.vectors().aux_assignment.len(), cs.shape().aux);
 }
 
 /// A sub-circuit from `new()` that never allocated the constant one (so has no inputs)

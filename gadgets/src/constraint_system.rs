@@ -218,19 +218,6 @@ pub trait ConstraintSystem<Scalar: PrimeField>: Sized + Send {
         (0..count).map(|_| self.branch()).collect()
     }
 
-    /// [`Self::branches`] for parts small beside what this system holds (the rows of a tree,
-    /// each taken after all the rows below it): a system whose branches would each start
-    /// from a copy of what it holds may lend them its own instead, until
-    /// [`Self::branches_done`]. The default takes [`Self::branches`].
-    fn lend_branches(&mut self, count: usize) -> Option<Vec<Self::Root>> {
-        self.branches(count)
-    }
-
-    /// Called once every branch taken here ([`Self::lend_branches`], [`Self::branches`]) has
-    /// been appended or dropped: a system that lent them what it holds takes it back. It
-    /// is right without this call, only slower until it comes. The default does nothing.
-    fn branches_done(&mut self) {}
-
     /// Whether independent parts (as [`Self::branch`] describes them) synthesized here one
     /// after another lay out exactly what each synthesized in a system from [`Self::new`]
     /// and appended in order with [`Self::extend`] lays out, whatever names their namespaces
@@ -416,14 +403,6 @@ impl<'cs, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Sca
         self.0.branches(count)
     }
 
-    fn lend_branches(&mut self, count: usize) -> Option<Vec<Self::Root>> {
-        self.0.lend_branches(count)
-    }
-
-    fn branches_done(&mut self) {
-        self.0.branches_done()
-    }
-
     fn parts_in_place(&self) -> bool {
         self.0.parts_in_place()
     }
@@ -573,14 +552,6 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> 
 
     fn branches(&self, count: usize) -> Option<Vec<Self::Root>> {
         (**self).branches(count)
-    }
-
-    fn lend_branches(&mut self, count: usize) -> Option<Vec<Self::Root>> {
-        (**self).lend_branches(count)
-    }
-
-    fn branches_done(&mut self) {
-        (**self).branches_done()
     }
 
     fn parts_in_place(&self) -> bool {

@@ -25,10 +25,8 @@
 //!   one per thread), and where a part runs after another in the same system.
 //!   [`ConstraintSystem::landing`] and [`Landing`]: where a branch's own variables land
 //!   once appended, so parts may hand variables on (a tree's rows of hashes).
-//!   [`ConstraintSystem::branches`], [`ConstraintSystem::lend_branches`] and
-//!   [`ConstraintSystem::branches_done`]: branches taken at once, for small parts lent what
-//!   the system holds until they are done; by default one [`ConstraintSystem::branch`] at a
-//!   time, and nothing to take back.
+//!   [`ConstraintSystem::branches`]: branches taken at once (one copy of what the system
+//!   holds may serve them all); by default one [`ConstraintSystem::branch`] at a time.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

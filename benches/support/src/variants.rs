@@ -41,8 +41,6 @@ pub struct Variant {
     /// Whether the variant runs on a one-thread rayon pool (else on the global pool, where
     /// a partition's challenges spread over every thread).
     pub one_thread: bool,
-    /// Whether a branch's copies into its system run at once.
-    pub parallel_appends: bool,
     /// Whether a recorded circuit's parts write their witness at once, in place.
     pub spread_witness: bool,
     /// Whether a circuit's parts are spread over branches.
@@ -52,9 +50,6 @@ pub struct Variant {
     /// Whether branches of a prover's assignment read the values before them from one copy
     /// shared by all (else each copies them).
     pub shared_values: bool,
-    /// Whether a prover's assignment lends its values to the branches of small parts (and
-    /// so spreads them).
-    pub lent_values: bool,
     /// Whether rows evaluated over recycled vectors are written with streaming stores.
     pub streamed_rows: bool,
     /// Whether witness values are classified as they are written (else by evaluation).
@@ -100,17 +95,15 @@ impl Path {
 }
 
 impl Variant {
-    /// Runs `work` with this variant's process-wide settings (the lanes, the appends) on its threads (the
+    /// Runs `work` with this variant's process-wide settings (the lanes, the branches) on its threads (the
     /// one-thread pool, or the calling thread with the global pool), then restores the
     /// defaults.
     pub fn with_settings<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
         tuning::set_lanes(self.lanes);
-        tuning::set_parallel_appends(self.parallel_appends);
         tuning::set_spread_witness(self.spread_witness);
         tuning::set_branches(self.branches);
         tuning::set_branch_per_thread(self.branch_per_thread);
         tuning::set_shared_branch_values(self.shared_values);
-        tuning::set_lent_branch_values(self.lent_values);
         tuning::set_streamed_rows(self.streamed_rows);
         tuning::set_classify_as_written(self.classify_as_written);
         let result = if self.one_thread {
@@ -119,12 +112,10 @@ impl Variant {
             work()
         };
         tuning::set_lanes(true);
-        tuning::set_parallel_appends(true);
         tuning::set_spread_witness(true);
         tuning::set_branches(true);
         tuning::set_branch_per_thread(true);
         tuning::set_shared_branch_values(true);
-        tuning::set_lent_branch_values(true);
         tuning::set_streamed_rows(true);
         tuning::set_classify_as_written(true);
         result
@@ -179,12 +170,10 @@ const fn direct(
         path: Path::Direct,
         lanes: true,
         one_thread: false,
-        parallel_appends: true,
         spread_witness: true,
         branches: true,
         branch_per_thread: true,
         shared_values: true,
-        lent_values: true,
         streamed_rows: true,
         classify_as_written: true,
     }
@@ -202,12 +191,10 @@ const fn precompiled(name: &'static str, about: &'static str, path: Path) -> Var
         path,
         lanes: true,
         one_thread: matches!(path, Path::Recorded { .. }),
-        parallel_appends: true,
         spread_witness: true,
         branches: true,
         branch_per_thread: true,
         shared_values: true,
-        lent_values: true,
         streamed_rows: true,
         classify_as_written: true,
     }
@@ -227,7 +214,7 @@ const fn precompiled_with(
 }
 
 /// Every variant, baseline first.
-pub const VARIANTS: [Variant; 43] = [
+pub const VARIANTS: [Variant; 38] = [
     direct(
         "baseline",
         "upstream gadgets (bellperson's SHA-256, neptune's Poseidon), fresh LCs per enforce, \
@@ -355,28 +342,6 @@ pub const VARIANTS: [Variant; 43] = [
         ..direct(
             "default-branch-per-part-copied-values",
             "as default-branch-per-part, each branch with a copy of the values before it",
-            true,
-            EvalKernel::BitValues,
-            false,
-            GadgetSet::Synthpool,
-        )
-    },
-    Variant {
-        lent_values: false,
-        ..direct(
-            "default-no-lending",
-            "as default, small parts (SnapDeals' apex rows) kept in the system on three threads or more, not spread over branches lent its values (on two they are kept either way)",
-            true,
-            EvalKernel::BitValues,
-            false,
-            GadgetSet::Synthpool,
-        )
-    },
-    Variant {
-        parallel_appends: false,
-        ..direct(
-            "default-serial-appends",
-            "as default, a branch's copies into its system one after another",
             true,
             EvalKernel::BitValues,
             false,
@@ -574,40 +539,6 @@ pub const VARIANTS: [Variant; 43] = [
         ..precompiled(
             "dropin-cold-branch-per-part-copied-values",
             "as dropin-cold-branch-per-part, each branch's companion with a copy of the values before it",
-            Path::DropIn {
-                warm: false,
-                retained: false,
-            },
-        )
-    },
-    Variant {
-        lent_values: false,
-        ..precompiled(
-            "dropin-cold-no-lending",
-            "as dropin-cold, the companion's branches for small parts with a copy of the values before them",
-            Path::DropIn {
-                warm: false,
-                retained: false,
-            },
-        )
-    },
-    Variant {
-        branch_per_thread: false,
-        lent_values: false,
-        ..precompiled(
-            "dropin-cold-branch-per-part-no-lending",
-            "as dropin-cold-branch-per-part, the companion's branches for small parts with a copy of the values before them",
-            Path::DropIn {
-                warm: false,
-                retained: false,
-            },
-        )
-    },
-    Variant {
-        parallel_appends: false,
-        ..precompiled(
-            "dropin-cold-serial-appends",
-            "as dropin-cold, a branch's copies into its system one after another",
             Path::DropIn {
                 warm: false,
                 retained: false,

@@ -58,8 +58,14 @@ fn listed_variants(text: &str) -> Vec<String> {
 fn scaling_runs_only_the_benchs_variants_and_circuits() {
     let text = std::fs::read_to_string(script("scaling.sh")).unwrap();
     let variants = listed_variants(&text);
-    // The direct and pre-compiled paths, and SnapDeals' lending.
-    for expected in ["default", "pce-spread", "default-no-lending"] {
+    // The direct and pre-compiled paths, and the streaming stores' and classification's
+    // alternatives.
+    for expected in [
+        "default",
+        "pce-spread",
+        "pce-spread-cached",
+        "pce-spread-classify-after",
+    ] {
         assert!(
             variants.iter().any(|v| v == expected),
             "{expected} not in {variants:?}"

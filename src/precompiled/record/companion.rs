@@ -36,12 +36,6 @@ pub(crate) trait Companion<Scalar: PrimeField>: Default + Send {
     /// Companions for `count` branches of the recorder taken at once, continuing from this
     /// one as it stands (`None` when it cannot branch, and the recorder does not either).
     fn branches(&self, count: usize) -> Option<Vec<Self>>;
-    /// Companions for branches of small parts ([`ConstraintSystem::lend_branches`]).
-    fn lend_branches(&mut self, count: usize) -> Option<Vec<Self>> {
-        self.branches(count)
-    }
-    /// Every branch taken is appended ([`ConstraintSystem::branches_done`]).
-    fn branches_done(&mut self) {}
     /// The memory this companion could not have, if it ran out (the circuit was told with
     /// an I/O error).
     fn memory_error(&self) -> Option<Error> {
@@ -100,10 +94,6 @@ pub(crate) trait KeepsValues<Scalar: PrimeField>:
     /// `count` branches of this system taken at once (`None` where it does not branch, and
     /// the recorder it accompanies does not either).
     fn branches_values(&self, count: usize) -> Option<Vec<Self>>;
-    /// [`Self::branches_values`] for small parts ([`ConstraintSystem::lend_branches`]).
-    fn lend_values(&mut self, count: usize) -> Option<Vec<Self>> {
-        self.branches_values(count)
-    }
     /// The memory it could not have, if it ran out.
     fn memory_error(&self) -> Option<Error> {
         None
@@ -150,15 +140,6 @@ impl<Scalar: PrimeField, T: KeepsValues<Scalar>> Companion<Scalar> for Keeping<T
         Some(branches.into_iter().map(Keeping).collect())
     }
 
-    fn lend_branches(&mut self, count: usize) -> Option<Vec<Self>> {
-        let branches = self.0.lend_values(count)?;
-        Some(branches.into_iter().map(Keeping).collect())
-    }
-
-    fn branches_done(&mut self) {
-        ConstraintSystem::branches_done(&mut self.0)
-    }
-
     fn memory_error(&self) -> Option<Error> {
         KeepsValues::memory_error(&self.0)
     }
@@ -199,10 +180,6 @@ impl<Scalar: PrimeField> KeepsValues<Scalar> for ProvingAssignment<Scalar> {
 
     fn branches_values(&self, count: usize) -> Option<Vec<Self>> {
         ConstraintSystem::branches(self, count)
-    }
-
-    fn lend_values(&mut self, count: usize) -> Option<Vec<Self>> {
-        ConstraintSystem::lend_branches(self, count)
     }
 
     fn memory_error(&self) -> Option<Error> {

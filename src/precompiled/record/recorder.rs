@@ -7,7 +7,7 @@ use bellpepper_core::{
 use ff::PrimeField;
 use rayon::prelude::*;
 
-use crate::branches::{parallel_appends, BranchPoint};
+use crate::branches::BranchPoint;
 use crate::error::Unallocated;
 use crate::error::{Error, Limit, Side, VariableKind};
 use crate::eval::is_dropped;
@@ -374,22 +374,10 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         true
     }
 
-    /// Its branches copy no values of their own (a first member's companion lends them its
-    /// own for small parts), and the places it notes let every witness from the recording
-    /// spread the parts.
+    /// The places it notes let every witness from the recording spread the parts (its own
+    /// branches copy no values; a first member's companion's share one copy).
     fn spreads_small_parts(&self) -> bool {
         true
-    }
-
-    /// Branches as [`Self::branches`] has them, the companion's for small parts.
-    fn lend_branches(&mut self, count: usize) -> Option<Vec<Self>> {
-        let companions = self.companion.lend_branches(count)?;
-        self.branches_with(companions, count)
-    }
-
-    /// The companion takes back what it lent.
-    fn branches_done(&mut self) {
-        self.companion.branches_done();
     }
 
     /// Notes where the part begins, so it is recorded as a part of its own: a recording

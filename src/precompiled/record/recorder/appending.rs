@@ -122,47 +122,32 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
                 }
             }
         }
-        // Each matrix's copies split over the pool's threads where appends are parallel,
-        // as a branch's vectors are: each thread faults in its share of the fresh pages,
-        // where a matrix per thread left the largest on one.
-        let parallel = parallel_appends();
+        // Each matrix's copies split over the pool's threads, as a branch's vectors are:
+        // each thread faults in its share of the fresh pages, where a matrix per thread left
+        // the largest on one.
         let copy = |(mine, theirs): (&mut MatrixBuilder, &MatrixBuilder)| {
             let base = mine.columns.len() as u32;
             let columns = |&col: &u32| renumbering.within_limit(col);
-            append_mapped(&mut mine.columns, &theirs.columns, columns, parallel);
+            append_mapped(&mut mine.columns, &theirs.columns, columns);
             let ids = |&id: &u16| ids[id as usize];
-            append_mapped(&mut mine.coeff_ids, &theirs.coeff_ids, ids, parallel);
+            append_mapped(&mut mine.coeff_ids, &theirs.coeff_ids, ids);
             let starts = |&start: &u32| base + start;
-            append_mapped(
-                &mut mine.row_starts,
-                &theirs.row_starts[1..],
-                starts,
-                parallel,
-            );
+            append_mapped(&mut mine.row_starts, &theirs.row_starts[1..], starts);
         };
-        if parallel {
-            let pairs = self.matrices[..].par_iter_mut().zip(&other.matrices[..]);
-            pairs.for_each(copy);
-        } else {
-            self.matrices.iter_mut().zip(&other.matrices).for_each(copy);
-        }
+        let pairs = self.matrices[..].par_iter_mut().zip(&other.matrices[..]);
+        pairs.for_each(copy);
         Ok(())
     }
 }
 
-/// Appends `theirs`, each mapped, to `mine` (room for it reserved): on the pool's threads
-/// where `parallel` (rayon's `par_extend` of a slice writes in place), else in order.
+/// Appends `theirs`, each mapped, to `mine` (room for it reserved), on the pool's threads
+/// (rayon's `par_extend` of a slice writes in place).
 fn append_mapped<T: Sync, U: Send>(
     mine: &mut Vec<U>,
     theirs: &[T],
     map: impl Fn(&T) -> U + Sync + Send,
-    parallel: bool,
 ) {
-    if parallel {
-        mine.par_extend(theirs.par_iter().map(map));
-    } else {
-        mine.extend(theirs.iter().map(map));
-    }
+    mine.par_extend(theirs.par_iter().map(map));
 }
 
 /// Where a branch's own variables land when it is appended: each kind's first own index in
