@@ -446,6 +446,43 @@ impl From<BranchPoint> for Error {
     }
 }
 
+/// A failure met where a constraint system cannot return an error (`enforce`, `extend`, the
+/// slices a witness generator hands out): the first is kept, and returned as the [`Error`]
+/// it converts to when the system's result is asked for.
+#[derive(Clone, Debug)]
+pub(crate) enum Fault {
+    /// A constraint named a variable that does not exist.
+    Unallocated(Unallocated),
+    /// A count passed what a recording holds.
+    Limit(Limit),
+    /// A sub-circuit from `new()` extended a system without its constant one.
+    ExtendWithoutOne,
+    /// A branch extended a system it was not taken from.
+    MisplacedBranch(BranchPoint),
+    /// A vector could not grow.
+    OutOfMemory {
+        /// What the vector holds.
+        what: &'static str,
+        /// Elements it could not grow by.
+        elements: u64,
+    },
+    /// Aux values were not written where the recording placed them.
+    ScatteredAux(&'static str),
+}
+
+impl From<Fault> for Error {
+    fn from(fault: Fault) -> Error {
+        match fault {
+            Fault::Unallocated(fault) => fault.into(),
+            Fault::Limit(limit) => Error::Limit(limit),
+            Fault::ExtendWithoutOne => Error::ExtendWithoutOne,
+            Fault::MisplacedBranch(at) => at.into(),
+            Fault::OutOfMemory { what, elements } => Error::OutOfMemory { what, elements },
+            Fault::ScatteredAux(where_) => Error::ScatteredAux(where_),
+        }
+    }
+}
+
 /// The text of a panic's payload.
 #[cfg(any(
     feature = "bellperson-0.26",

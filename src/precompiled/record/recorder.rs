@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::branches::BranchPoint;
 use crate::error::Unallocated;
-use crate::error::{Error, Limit, Side, VariableKind};
+use crate::error::{Error, Fault, Limit, Side, VariableKind};
 use crate::eval::is_dropped;
 use crate::pool::LcPool;
 use crate::precompiled::record::companion::{Companion, StructureOnly};
@@ -23,42 +23,15 @@ use crate::shape::Shape;
 
 use self::appending::spread_parts;
 
-/// Why a recording failed; kept until the recording is finished, since `enforce` and
-/// `extend` cannot return errors.
-#[derive(Clone, Debug)]
-enum RecordingFault {
-    Unallocated(Unallocated),
-    Limit(Limit),
-    ExtendWithoutOne,
-    MisplacedBranch(BranchPoint),
-    OutOfMemory { what: &'static str, elements: u64 },
-}
-
-impl From<RecordingFault> for Error {
-    fn from(fault: RecordingFault) -> Error {
-        match fault {
-            RecordingFault::Unallocated(fault) => fault.into(),
-            RecordingFault::Limit(limit) => Error::Limit(limit),
-            RecordingFault::ExtendWithoutOne => Error::ExtendWithoutOne,
-            RecordingFault::MisplacedBranch(at) => at.into(),
-            RecordingFault::OutOfMemory { what, elements } => Error::OutOfMemory { what, elements },
-        }
-    }
-}
-
 /// Room for `additional` more elements, reserved fallibly (doubling as `Vec` does).
 #[inline]
-fn room<T>(
-    vector: &mut Vec<T>,
-    additional: usize,
-    what: &'static str,
-) -> Result<(), RecordingFault> {
+fn room<T>(vector: &mut Vec<T>, additional: usize, what: &'static str) -> Result<(), Fault> {
     if vector.capacity() - vector.len() >= additional {
         return Ok(());
     }
     vector
         .try_reserve(additional)
-        .map_err(|_| RecordingFault::OutOfMemory {
+        .map_err(|_| Fault::OutOfMemory {
             what,
             elements: additional as u64,
         })
@@ -72,7 +45,7 @@ pub(crate) struct Recorder<Scalar: PrimeField, V = StructureOnly> {
     matrices: [MatrixBuilder; 3],
     dictionary: Dictionary<Scalar>,
     lcs: LcPool<Scalar>,
-    fault: Option<RecordingFault>,
+    fault: Option<Fault>,
     companion: V,
     /// Where this recorder was branched from its system, if it is a branch.
     branched_at: Option<BranchPoint>,
@@ -130,7 +103,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
     /// The memory the recorder or its companion could not have, if either ran out.
     pub(crate) fn memory_error(&self) -> Option<Error> {
         match &self.fault {
-            Some(RecordingFault::OutOfMemory { what, elements }) => Some(Error::OutOfMemory {
+            Some(Fault::OutOfMemory { what, elements }) => Some(Error::OutOfMemory {
                 what,
                 elements: *elements,
             }),
@@ -138,7 +111,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
         }
     }
 
-    fn note(&mut self, fault: RecordingFault) {
+    fn note(&mut self, fault: Fault) {
         self.fault.get_or_insert(fault);
     }
 
@@ -169,7 +142,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
         row: usize,
         side: Side,
         lc: &LinearCombination<Scalar>,
-    ) -> Result<(), RecordingFault> {
+    ) -> Result<(), Fault> {
         let (inputs, aux) = (self.inputs, self.aux);
         let matrix = &mut self.matrices[side as usize];
         let dictionary = &mut self.dictionary;
@@ -193,7 +166,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
             at(VariableKind::Aux),
         )?;
         let end = u32::try_from(matrix.columns.len())
-            .map_err(|_| RecordingFault::Limit(Limit::Nonzeros { side }))?;
+            .map_err(|_| Fault::Limit(Limit::Nonzeros { side }))?;
         matrix.row_starts.push(end);
         Ok(())
     }
@@ -215,7 +188,7 @@ fn append_terms<Scalar: PrimeField>(
     terms: &[(usize, Scalar)],
     allocated: usize,
     at: Position,
-) -> Result<(), RecordingFault> {
+) -> Result<(), Fault> {
     let is_input = at.kind == VariableKind::Input;
     // An index below both the allocated count and the column limit is a column as it
     // stands, so one comparison per term checks both (this loop runs for every term of a
@@ -231,7 +204,7 @@ fn append_terms<Scalar: PrimeField>(
         matrix.columns.push(encoded(is_input, *index as u32));
         matrix
             .coeff_ids
-            .push(dictionary.id(coeff).map_err(RecordingFault::Limit)?);
+            .push(dictionary.id(coeff).map_err(Fault::Limit)?);
     }
     Ok(())
 }
@@ -239,9 +212,9 @@ fn append_terms<Scalar: PrimeField>(
 /// Why a term at `index` of a kind with `allocated` variables cannot be recorded: the
 /// variable does not exist, or its column is past the limit.
 #[cold]
-fn refused(index: usize, allocated: usize, at: Position) -> RecordingFault {
+fn refused(index: usize, allocated: usize, at: Position) -> Fault {
     if index >= allocated {
-        RecordingFault::Unallocated(Unallocated {
+        Fault::Unallocated(Unallocated {
             constraint: at.row,
             side: at.side,
             kind: at.kind,
@@ -249,7 +222,7 @@ fn refused(index: usize, allocated: usize, at: Position) -> RecordingFault {
             allocated,
         })
     } else {
-        RecordingFault::Limit(Limit::Column {
+        Fault::Limit(Limit::Column {
             kind: at.kind,
             index: index as u64,
         })
@@ -287,7 +260,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         AR: Into<String>,
     {
         // Out of memory the recording cannot go on: the circuit stops here.
-        if let Some(RecordingFault::OutOfMemory { .. }) = self.fault {
+        if let Some(Fault::OutOfMemory { .. }) = self.fault {
             return Err(SynthesisError::IoError(
                 std::io::ErrorKind::OutOfMemory.into(),
             ));
@@ -404,21 +377,19 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
     fn extend(&mut self, other: &Self) {
         let at = other.branched_at.unwrap_or(BranchPoint::FROM_NEW);
         if other.branched_at.is_some() && !at.within(self.inputs, self.aux) {
-            self.note(RecordingFault::MisplacedBranch(at));
+            self.note(Fault::MisplacedBranch(at));
             return;
         }
         if let Some(fault) = &other.fault {
             let fault = match fault {
-                RecordingFault::Unallocated(f) => {
-                    RecordingFault::Unallocated(f.shifted(self.shape(), at))
-                }
+                Fault::Unallocated(f) => Fault::Unallocated(f.shifted(self.shape(), at)),
                 other => other.clone(),
             };
             self.note(fault);
         }
         // A sub-circuit's input 0 stands for the constant one; a branch's inputs are ours.
         if other.branched_at.is_none() && other.inputs > 0 && self.inputs == 0 {
-            self.note(RecordingFault::ExtendWithoutOne);
+            self.note(Fault::ExtendWithoutOne);
         }
         // After a fault the recording is refused at the end anyway: only the counts and the
         // companion go on.

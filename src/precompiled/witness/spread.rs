@@ -22,7 +22,7 @@ use bellpepper_core::{
 };
 use ff::PrimeField;
 
-use crate::error::Error;
+use crate::error::{Error, Fault};
 use crate::precompiled::witness::generator::{
     alloc_input_value, append_zeros, out_of_memory, room_for_one, Witness,
 };
@@ -67,7 +67,7 @@ struct Sink<Scalar: Copy> {
     position: usize,
     detour: Option<Detour<Scalar>>,
     /// Why the witness cannot be had.
-    fault: Option<WitnessFault>,
+    fault: Option<Fault>,
     /// Where values go when memory ran out, so a native path runs on to the error.
     scratch: Vec<Scalar>,
     /// The kinds of the values in the range, classified as they are written.
@@ -112,25 +112,11 @@ impl<Scalar: Copy> Detour<Scalar> {
     }
 }
 
-/// Why a witness cannot be had, kept until the end (`extend` and the slices cannot return
-/// errors).
-#[derive(Clone, Copy, Debug)]
-enum WitnessFault {
-    OutOfMemory(usize),
-    Misread,
-}
-
-impl From<WitnessFault> for Error {
-    fn from(fault: WitnessFault) -> Error {
-        match fault {
-            WitnessFault::OutOfMemory(n) => Error::OutOfMemory {
-                what: "aux values",
-                elements: n as u64,
-            },
-            WitnessFault::Misread => {
-                Error::ScatteredAux("in a branch, or after a part left its recorded place")
-            }
-        }
+/// The fault of aux values the witness could not grow by `elements`.
+fn no_room(elements: usize) -> Fault {
+    Fault::OutOfMemory {
+        what: "aux values",
+        elements: elements as u64,
     }
 }
 
@@ -179,14 +165,14 @@ impl<Scalar: PrimeField> Sink<Scalar> {
                     return Ok(());
                 }
                 Err(Refused::OutOfMemory) => {
-                    self.fault.get_or_insert(WitnessFault::OutOfMemory(1));
+                    self.fault.get_or_insert(no_room(1));
                     return Err(out_of_memory());
                 }
                 Err(_) => self.take_detour(),
             },
         };
         if let Err(error) = room_for_one(&mut detour.own, "aux values") {
-            self.fault.get_or_insert(WitnessFault::OutOfMemory(1));
+            self.fault.get_or_insert(no_room(1));
             return Err(error);
         }
         detour.own.push(value);
@@ -228,7 +214,7 @@ impl<Scalar: PrimeField> Sink<Scalar> {
     /// Notes that `n` values found no memory and hands out a scratch for them.
     #[cold]
     fn scratch(&mut self, n: usize) -> &mut [Scalar] {
-        self.fault.get_or_insert(WitnessFault::OutOfMemory(n));
+        self.fault.get_or_insert(no_room(n));
         self.scratch.clear();
         self.scratch.resize(n, Scalar::ZERO);
         &mut self.scratch
@@ -338,7 +324,10 @@ impl<'r, Scalar: PrimeField> SpreadWitness<'r, Scalar> {
             return Err(fault.into());
         }
         if self.misread.get() {
-            return Err(WitnessFault::Misread.into());
+            return Err(Fault::ScatteredAux(
+                "in a branch, or after a part left its recorded place",
+            )
+            .into());
         }
         let kinds = std::mem::take(&mut self.aux.kinds);
         Ok(Witness {
@@ -467,7 +456,7 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
     /// as it lies otherwise; a system from `new()` is copied in.
     fn extend(&mut self, other: &Self) {
         self.constraints += other.constraints;
-        if let Some(fault) = other.aux.fault {
+        if let Some(fault) = other.aux.fault.clone() {
             self.aux.fault.get_or_insert(fault);
         }
         if other.misread.get() {

@@ -74,22 +74,18 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> Recorder<Scalar, V> {
         }
     }
 
-    pub(super) fn append_remapped(
-        &mut self,
-        other: &Self,
-        at: BranchPoint,
-    ) -> Result<(), RecordingFault> {
+    pub(super) fn append_remapped(&mut self, other: &Self, at: BranchPoint) -> Result<(), Fault> {
         let renumbering = Renumbering::from(self.landing_at(at));
         let mut ids = Vec::with_capacity(other.dictionary.values.len());
         for value in &other.dictionary.values {
-            ids.push(self.dictionary.id(value).map_err(RecordingFault::Limit)?);
+            ids.push(self.dictionary.id(value).map_err(Fault::Limit)?);
         }
         for (side, (mine, theirs)) in [Side::A, Side::B, Side::C]
             .into_iter()
             .zip(self.matrices.iter().zip(&other.matrices))
         {
             if mine.columns.len() as u64 + theirs.columns.len() as u64 > u64::from(u32::MAX) {
-                return Err(RecordingFault::Limit(Limit::Nonzeros { side }));
+                return Err(Fault::Limit(Limit::Nonzeros { side }));
             }
         }
         // Room for all of it, fallibly, and the columns checked before anything is
@@ -193,10 +189,10 @@ impl Renumbering {
     }
 
     /// `col` renumbered, or the column limit's error where its variable lands beyond it.
-    fn column(self, col: u32) -> Result<u32, RecordingFault> {
+    fn column(self, col: u32) -> Result<u32, Fault> {
         let (kind, index) = self.target(col);
         column(kind == VariableKind::Input, index)
-            .ok_or(RecordingFault::Limit(Limit::Column { kind, index }))
+            .ok_or(Fault::Limit(Limit::Column { kind, index }))
     }
 
     /// Whether every own variable of a branch that ends at `inputs` inputs and `aux` aux
