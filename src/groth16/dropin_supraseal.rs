@@ -28,6 +28,8 @@ fn prove_cached<E, C, S>(
     remake: Option<&Remake<'_, C>>,
     params: S,
     (r, s): (Vec<E::Fr>, Vec<E::Fr>),
+    // supraseal has no priority.
+    _priority: bool,
 ) -> Result<Vec<Proof<E>>, SynthesisError>
 where
     E: ProvingEngine,
@@ -63,95 +65,4 @@ where
     .map_err(report)
 }
 
-/// What a fork's `CompoundProof::circuit_proofs` calls under `cuda-supraseal`
-/// (`scripts/patch-fork.sh`): as [`create_random_proof_batch`] (supraseal has no
-/// priority), given `remake`, which makes member `i`'s circuit again (the fork makes a
-/// partition's from its vanilla proof). A member that a recording fails (a cache file that
-/// does not describe the circuit or changes while mapped, a trusted recording that fails
-/// a proof) is then synthesized again directly and proven, so the batch returns
-/// bellperson's proofs whatever the recording cache holds. Only batches given `remake` read
-/// the cache's files (see the [module documentation](crate::groth16)).
-pub fn create_random_proof_batch_remaking<E, C, M, F, R, S>(
-    circuits: Vec<C>,
-    remake: F,
-    params: S,
-    _priority: bool,
-    rng: &mut R,
-) -> Result<Vec<Proof<E>>, SynthesisError>
-where
-    E: ProvingEngine,
-    C: Circuit<E::Fr> + Send,
-    M: std::fmt::Display,
-    F: Fn(usize) -> Result<C, M> + Sync,
-    R: RngCore,
-    S: SuprasealParams<E>,
-{
-    let randomness = random_rs(circuits.len(), rng);
-    let remake = |index: usize| remake(index).map_err(|e| Error::Remake(format!("{e:#}")));
-    prove_cached(circuits, Some(&remake), params, randomness)
-}
-
-/// bellperson's `groth16::create_random_proof_batch` under `cuda-supraseal`: the same
-/// proofs for the same `rng`, synthesized through recordings, in bounded memory.
-pub fn create_random_proof_batch<E, C, R, S>(
-    circuits: Vec<C>,
-    params: S,
-    rng: &mut R,
-) -> Result<Vec<Proof<E>>, SynthesisError>
-where
-    E: ProvingEngine,
-    C: Circuit<E::Fr> + Send,
-    R: RngCore,
-    S: SuprasealParams<E>,
-{
-    let randomness = random_rs(circuits.len(), rng);
-    prove_cached(circuits, None, params, randomness)
-}
-
-/// bellperson's `groth16::create_random_proof_batch_in_priority` under `cuda-supraseal`,
-/// which ignores the priority (supraseal has none): as [`create_random_proof_batch`].
-pub fn create_random_proof_batch_in_priority<E, C, R, S>(
-    circuits: Vec<C>,
-    params: S,
-    rng: &mut R,
-) -> Result<Vec<Proof<E>>, SynthesisError>
-where
-    E: ProvingEngine,
-    C: Circuit<E::Fr> + Send,
-    R: RngCore,
-    S: SuprasealParams<E>,
-{
-    create_random_proof_batch(circuits, params, rng)
-}
-
-/// bellperson's `groth16::create_proof_batch` under `cuda-supraseal`: proofs with the
-/// given randomness.
-pub fn create_proof_batch<E, C, S>(
-    circuits: Vec<C>,
-    params: S,
-    r: Vec<E::Fr>,
-    s: Vec<E::Fr>,
-) -> Result<Vec<Proof<E>>, SynthesisError>
-where
-    E: ProvingEngine,
-    C: Circuit<E::Fr> + Send,
-    S: SuprasealParams<E>,
-{
-    prove_cached(circuits, None, params, (r, s))
-}
-
-/// bellperson's `groth16::create_proof_batch_in_priority` under `cuda-supraseal`: as
-/// [`create_proof_batch`].
-pub fn create_proof_batch_in_priority<E, C, S>(
-    circuits: Vec<C>,
-    params: S,
-    r: Vec<E::Fr>,
-    s: Vec<E::Fr>,
-) -> Result<Vec<Proof<E>>, SynthesisError>
-where
-    E: ProvingEngine,
-    C: Circuit<E::Fr> + Send,
-    S: SuprasealParams<E>,
-{
-    prove_cached(circuits, None, params, (r, s))
-}
+drop_ins!(SuprasealParams);

@@ -68,6 +68,9 @@
 //! [`set_retain_buffers`] or `SYNTHPOOL_RETAIN_BUFFERS=1` (off by default: it stays
 //! allocated between batches).
 
+#[macro_use]
+mod signatures;
+
 mod files;
 mod key;
 mod own_dir;
