@@ -71,7 +71,7 @@ impl SynthesisOptions {
 pub(crate) const SHARED_FROM: usize = 1 << 16;
 
 /// Whether branches of a prover's assignment share the values before them
-/// ([`crate::tuning::set_shared_branch_values`]).
+/// ([`crate::tuning::Knobs::shared_branch_values`]).
 static SHARED_VALUES: AtomicBool = AtomicBool::new(true);
 
 pub(crate) fn set_shared_values(on: bool) {

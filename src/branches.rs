@@ -43,19 +43,19 @@ use rayon::prelude::*;
 
 use crate::protocol::root_without_names;
 
-/// Whether [`spread`] hands every part back ([`crate::tuning::set_branches`]).
-static NO_BRANCHES: AtomicBool = AtomicBool::new(false);
+/// Whether [`spread`] spreads parts at all ([`crate::tuning::Knobs::branches`]).
+static SPREADING: AtomicBool = AtomicBool::new(true);
 
-/// Whether [`spread`] takes a branch per part of every system
-/// ([`crate::tuning::set_branch_per_thread`]).
-static BRANCH_PER_PART: AtomicBool = AtomicBool::new(false);
+/// Whether [`spread`] takes a branch per thread for a system that copies its branches in
+/// ([`crate::tuning::Knobs::branch_per_thread`]).
+static BRANCH_PER_THREAD: AtomicBool = AtomicBool::new(true);
 
 pub(crate) fn set_branches(on: bool) {
-    NO_BRANCHES.store(!on, Ordering::Relaxed);
+    SPREADING.store(on, Ordering::Relaxed);
 }
 
 pub(crate) fn set_branch_per_thread(on: bool) {
-    BRANCH_PER_PART.store(!on, Ordering::Relaxed);
+    BRANCH_PER_THREAD.store(on, Ordering::Relaxed);
 }
 
 /// Where a branch was taken: how many inputs (the constant one included) and aux variables
@@ -86,7 +86,7 @@ pub enum Spread<P> {
     /// Every part was synthesized, in a branch appended in order or in the system itself.
     Done,
     /// The parts, untouched, for the caller's own way: where branches are turned off
-    /// ([`crate::tuning::set_branches`]), where the system cannot take a branch, and, with
+    /// ([`crate::tuning::Knobs::branches`]), where the system cannot take a branch, and, with
     /// one part or one thread, where it cannot take the parts in place either.
     Here(Vec<P>),
 }
@@ -290,7 +290,7 @@ where
     R: Relocate + Send,
     F: Fn(&mut CS::Root, usize, P) -> Result<R, SynthesisError> + Sync,
 {
-    if NO_BRANCHES.load(Ordering::Relaxed) || (small && !cs.spreads_small_parts()) {
+    if !SPREADING.load(Ordering::Relaxed) || (small && !cs.spreads_small_parts()) {
         return Ok(Returned::Here(parts));
     }
     if parts.len() < 2 || rayon::current_num_threads() < 2 {
@@ -307,7 +307,7 @@ where
     // A branch copied in costs a copy of what it made and of the values before it, so such a
     // system gets a branch per thread, each running consecutive parts; one written in place
     // costs neither, and a branch per part lets the pool share them out.
-    let runs = if cs.branches_in_place() || BRANCH_PER_PART.load(Ordering::Relaxed) {
+    let runs = if cs.branches_in_place() || !BRANCH_PER_THREAD.load(Ordering::Relaxed) {
         parts.len()
     } else {
         parts.len().min(rayon::current_num_threads())

@@ -59,60 +59,58 @@ impl<Scalar: PrimeField> Observe for ProvingAssignment<Scalar> {
     }
 }
 
-/// Turns the eight-lane products (AVX-512 IFMA) of Poseidon's native witness and of
-/// pre-compiled evaluation off or back on, for the whole process. They are on by default
-/// where the CPU has them; off, every product takes the scalar path, with the same results.
-#[cfg(feature = "neptune-11")]
-pub fn set_lanes(on: bool) {
-    crate::lanes::set_enabled(on);
+/// The process-wide choices the defaults were measured with, all on by default: each one's
+/// alternative (off) gives the same results, measured slower (docs/journal.md). The bench
+/// turns them to measure again; a prover needs none of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Knobs {
+    /// Poseidon's native witness and pre-compiled evaluation's products on eight lanes of
+    /// AVX-512 IFMA where the CPU has them: WindowPoSt 24.2x upstream against 17.0x.
+    pub lanes: bool,
+    /// One partition's parts spread over rayon's threads ([`crate::branches::spread`]):
+    /// the real 8 MiB PoRep from a recording 1.86x on two threads.
+    pub branches: bool,
+    /// A prover's branches share one copy of the values before them (two branches or more,
+    /// 65,536 values or more): SnapDeals direct 10-14% faster, a first member 24-27%.
+    pub shared_branch_values: bool,
+    /// A branch per thread, each running consecutive parts, for a system that copies its
+    /// branches in: SnapDeals direct 1.18-1.27x on two threads against 1.07-1.14x.
+    pub branch_per_thread: bool,
+    /// A recording's parts' witness written on their threads, in place: `porep` x2 from a
+    /// recording 1.05-1.16x against the parts one after another.
+    pub spread_witness: bool,
+    /// Rows over the previous proof's vectors written with streaming stores (x86_64):
+    /// PoRep 1.06-1.10x on one thread.
+    pub streamed_rows: bool,
+    /// Witness values classified as they are written instead of read back by evaluation:
+    /// the real 8 MiB PoRep 1.05-1.11x on one thread.
+    pub classify_as_written: bool,
 }
 
-/// Turns [`crate::branches::spread`] off or back on, for the whole process. On by default;
-/// off, it hands every part back, and the circuit runs them as it does in a system that
-/// cannot branch (a PoRep partition's challenges in a loop, PoSt sectors in systems from
-/// `new()` on the pool's threads, appended), with the same results.
-pub fn set_branches(on: bool) {
-    crate::branches::set_branches(on);
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs {
+            lanes: true,
+            branches: true,
+            shared_branch_values: true,
+            branch_per_thread: true,
+            spread_witness: true,
+            streamed_rows: true,
+            classify_as_written: true,
+        }
+    }
 }
 
-/// Turns the branches of a prover's assignment reading the aux values before them from one
-/// copy shared by all of them ([`crate::ProvingAssignment`]: two branches or more, 65,536
-/// values or more) off or back on, for the whole process. On by default; off, each branch
-/// copies them, with the same results.
-pub fn set_shared_branch_values(on: bool) {
-    crate::assignment::set_shared_values(on)
-}
-
-/// Turns one branch per thread, each running consecutive parts, for a system that copies its
-/// branches in ([`crate::branches::spread`]) off or back on, for the whole process. On by
-/// default; off, such a system gets a branch per part, as a witness generator does, with the
-/// same results (and the same recorded places).
-pub fn set_branch_per_thread(on: bool) {
-    crate::branches::set_branch_per_thread(on);
-}
-
-/// Turns the witness of a recorded circuit's parts, each written on its own thread where the
-/// recording places it ([`crate::precompiled::Recording::witness`]), off or back on, for the
-/// whole process. On by default; off, the parts run one after another, with the same
-/// results.
-pub fn set_spread_witness(on: bool) {
-    crate::precompiled::witness::spread::set_enabled(on);
-}
-
-/// Turns the streaming stores of rows evaluated over the previous proof's vectors off or
-/// back on, for the whole process. On by default where the build has them (x86_64 with the
-/// `neptune-11` feature, which brings blstrs, for blstrs' scalars); off, the rows are stored
-/// through the caches, with the same results.
-pub fn set_streamed_rows(on: bool) {
-    crate::precompiled::kernel::streamed::set_enabled(on);
-}
-
-/// Turns the classification of witness values as their generator writes them (0, 1 or
-/// other, for evaluation) off or back on, for the whole process. On by default; off,
-/// evaluation classifies every value after the witness is complete, reading them all back
-/// from memory, with the same results.
-pub fn set_classify_as_written(on: bool) {
-    crate::precompiled::set_classify_as_written(on);
+/// Sets every knob for the whole process (what is computed never changes, only how).
+pub fn set(knobs: Knobs) {
+    #[cfg(feature = "neptune-11")]
+    crate::lanes::set_enabled(knobs.lanes);
+    crate::branches::set_branches(knobs.branches);
+    crate::assignment::set_shared_values(knobs.shared_branch_values);
+    crate::branches::set_branch_per_thread(knobs.branch_per_thread);
+    crate::precompiled::witness::spread::set_enabled(knobs.spread_witness);
+    crate::precompiled::kernel::streamed::set_enabled(knobs.streamed_rows);
+    crate::precompiled::witness::kinds::set_as_written(knobs.classify_as_written);
 }
 
 /// What a drop-in does with the first member of a structure it has not seen: records the

@@ -29,20 +29,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use blst::blst_fr;
 use ff::PrimeField;
 
-/// Set when the bench turns the lanes off (`tuning::set_lanes`); read once per hash or
-/// evaluated stretch.
-static OFF: AtomicBool = AtomicBool::new(false);
+/// Whether the lanes are used where the CPU has them (`tuning::Knobs::lanes`); read once
+/// per hash or evaluated stretch.
+static ON: AtomicBool = AtomicBool::new(true);
 
 /// Turns the lanes off or back on for the whole process.
 pub(crate) fn set_enabled(on: bool) {
-    OFF.store(!on, Ordering::Relaxed);
+    ON.store(on, Ordering::Relaxed);
 }
 
 /// Whether the lanes may be used (they are unless turned off).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn enabled() -> bool {
-    !OFF.load(Ordering::Relaxed)
+    ON.load(Ordering::Relaxed)
 }
 
 /// Whether `Scalar` is blstrs' scalar, the one type these limbs describe.

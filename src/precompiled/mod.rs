@@ -68,7 +68,6 @@ use self::rows::coefficients::CoefficientTable;
 use self::rows::field_rows::FieldRows;
 use self::rows::layout::MatrixLayout;
 use self::rows::matrix::validate;
-pub(crate) use self::witness::kinds::set_as_written as set_classify_as_written;
 use self::witness::kinds::ValueKinds;
 use self::witness::parts::Parts;
 use self::witness::spread::SpreadWitness;

@@ -99,25 +99,21 @@ impl Variant {
     /// one-thread pool, or the calling thread with the global pool), then restores the
     /// defaults.
     pub fn with_settings<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
-        tuning::set_lanes(self.lanes);
-        tuning::set_spread_witness(self.spread_witness);
-        tuning::set_branches(self.branches);
-        tuning::set_branch_per_thread(self.branch_per_thread);
-        tuning::set_shared_branch_values(self.shared_values);
-        tuning::set_streamed_rows(self.streamed_rows);
-        tuning::set_classify_as_written(self.classify_as_written);
+        tuning::set(tuning::Knobs {
+            lanes: self.lanes,
+            branches: self.branches,
+            shared_branch_values: self.shared_values,
+            branch_per_thread: self.branch_per_thread,
+            spread_witness: self.spread_witness,
+            streamed_rows: self.streamed_rows,
+            classify_as_written: self.classify_as_written,
+        });
         let result = if self.one_thread {
             on_one_thread(work)
         } else {
             work()
         };
-        tuning::set_lanes(true);
-        tuning::set_spread_witness(true);
-        tuning::set_branches(true);
-        tuning::set_branch_per_thread(true);
-        tuning::set_shared_branch_values(true);
-        tuning::set_streamed_rows(true);
-        tuning::set_classify_as_written(true);
+        tuning::set(tuning::Knobs::default());
         result
     }
 

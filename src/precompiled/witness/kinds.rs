@@ -119,12 +119,12 @@ fn classify_into<Scalar: PrimeField>(values: &[Scalar], kinds: &mut [u8]) {
     }
 }
 
-/// Whether witness generators leave every value to evaluation
-/// ([`crate::tuning::set_classify_as_written`]).
-static LEFT_TO_EVALUATION: AtomicBool = AtomicBool::new(false);
+/// Whether witness generators classify values as they write them
+/// ([`crate::tuning::Knobs::classify_as_written`]).
+static AS_WRITTEN: AtomicBool = AtomicBool::new(true);
 
 pub(crate) fn set_as_written(on: bool) {
-    LEFT_TO_EVALUATION.store(!on, Ordering::Relaxed);
+    AS_WRITTEN.store(on, Ordering::Relaxed);
 }
 
 /// Values a generator leaves unclassified before it catches up: 32 KiB of blstrs' scalars,
@@ -222,7 +222,7 @@ impl AuxKinds {
     /// unless generators leave classifying to evaluation.
     pub(crate) fn clear(&mut self) {
         self.kinds.clear();
-        self.abandoned = LEFT_TO_EVALUATION.load(Ordering::Relaxed);
+        self.abandoned = !AS_WRITTEN.load(Ordering::Relaxed);
     }
 
     /// Room for the kinds of `n` values, so that classifying them never reallocates.

@@ -32,17 +32,17 @@ use crate::precompiled::witness::windows::{Refused, WriterValues, Written};
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
 use crate::vectors::reserve;
 
-/// Whether a witness is generated one part after another even where the recording places
-/// the parts ([`crate::tuning::set_spread_witness`]).
-static SERIAL: AtomicBool = AtomicBool::new(false);
+/// Whether a witness's parts are generated at once where the recording places them
+/// ([`crate::tuning::Knobs::spread_witness`]).
+static SPREAD: AtomicBool = AtomicBool::new(true);
 
 pub(crate) fn set_enabled(on: bool) {
-    SERIAL.store(!on, Ordering::Relaxed);
+    SPREAD.store(on, Ordering::Relaxed);
 }
 
 /// Whether witnesses are generated in the ranges the recording places the parts in.
 pub(crate) fn enabled() -> bool {
-    !SERIAL.load(Ordering::Relaxed)
+    SPREAD.load(Ordering::Relaxed)
 }
 
 /// A witness generator writing its aux values into one range of a shared vector.

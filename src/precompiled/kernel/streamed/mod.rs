@@ -21,19 +21,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) use arch::{fence, store};
 
-/// Set when the bench turns streaming off (`tuning::set_streamed_rows`).
-static CACHED: AtomicBool = AtomicBool::new(false);
+/// Whether rows over recycled vectors are streamed (`tuning::Knobs::streamed_rows`).
+static STREAMING: AtomicBool = AtomicBool::new(true);
 
 /// Turns the streaming stores off or back on for the whole process.
 pub(crate) fn set_enabled(on: bool) {
-    CACHED.store(!on, Ordering::Relaxed);
+    STREAMING.store(on, Ordering::Relaxed);
 }
 
 /// Whether rows of `Scalar` written in place go through [`store`]: this build streams
 /// that type, and the bench did not turn it off.
 #[inline]
 pub(crate) fn streams<Scalar: 'static>() -> bool {
-    arch::streams::<Scalar>() && !CACHED.load(Ordering::Relaxed)
+    arch::streams::<Scalar>() && STREAMING.load(Ordering::Relaxed)
 }
 
 #[cfg(test)]
