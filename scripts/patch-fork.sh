@@ -134,10 +134,10 @@ edit() {
         my $before = $text;
         my $gadgets = "$ENV{SYNTHPOOL}/gadgets";
 
-        # Moves ITEMS out of the grouped `use CRATE::{...};` into `use synthpool::...;`.
-        sub swap_imports {
-            my ($crate, $items, $replacement) = @_;
-            return if index($text, $replacement) >= 0 && !grep { group_has($crate, $_) } @$items;
+        # Takes ITEMS out of the grouped `use CRATE::{...};` import (a group left with one
+        # plain item becomes a plain import); returns where the import now ends.
+        sub take_from_group {
+            my ($crate, $items) = @_;
             $text =~ /^use \Q$crate\E::\{.*?^?\};\n/ms
                 or die "patch-fork: $file: no grouped `use $crate\::{...};` import found\n";
             my ($start, $end) = ($-[0], $+[0]);
@@ -147,10 +147,16 @@ edit() {
                 $block =~ s/(?<![\w:])$pattern\s*,\s*// or $block =~ s/,\s*(?<![\w:])$pattern(?=\s*\})//
                     or die "patch-fork: $file: expected `$item` in its `use $crate\::{...};` import, not found\n";
             }
-            # A group left with one plain item becomes a plain import.
             $block =~ s/^use \Q$crate\E::\{\s*([\w:]+(?: as \w+)?)\s*\};\n/use $crate\::$1;\n/;
-            $block .= "$replacement\n" if index($text, $replacement) < 0;
             substr($text, $start, $end - $start) = $block;
+            return $start + length($block);
+        }
+        # Moves ITEMS out of the grouped `use CRATE::{...};` into `use synthpool::...;`.
+        sub swap_imports {
+            my ($crate, $items, $replacement) = @_;
+            return if index($text, $replacement) >= 0 && !grep { group_has($crate, $_) } @$items;
+            my $end = take_from_group($crate, $items);
+            substr($text, $end, 0) = "$replacement\n" if index($text, $replacement) < 0;
         }
         sub group_has {
             my ($crate, $item) = @_;
@@ -246,17 +252,7 @@ edit() {
         sub drop_imports {
             my ($crate, $items, $earlier) = @_;
             $text =~ s/^\Q$earlier\E\n//m;
-            return unless grep { group_has($crate, $_) } @$items;
-            $text =~ /^use \Q$crate\E::\{.*?^?\};\n/ms
-                or die "patch-fork: $file: no grouped `use $crate\::{...};` import found\n";
-            my ($start, $end) = ($-[0], $+[0]);
-            my $block = substr($text, $start, $end - $start);
-            for my $item (@$items) {
-                my $pattern = quotemeta($item);
-                $block =~ s/(?<![\w:])$pattern\s*,\s*// or $block =~ s/,\s*(?<![\w:])$pattern(?=\s*\})//
-                    or die "patch-fork: $file: expected `$item` in its `use $crate\::{...};` import, not found\n";
-            }
-            substr($text, $start, $end - $start) = $block;
+            take_from_group($crate, $items) if grep { group_has($crate, $_) } @$items;
         }
 
         # In `CompoundProof::circuit_proofs`: the vanilla proofs kept (the circuits made from
