@@ -17,13 +17,12 @@ use bellpepper_core::{
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
-use crate::branches::BranchPoint;
 use crate::error::Unallocated;
 use crate::error::{Error, Side, VariableKind};
 use crate::eval::{evaluate, mark, Constants, EvalKernel, OutOfRange, TwoPlaces};
 use crate::pool::LcPool;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
-use crate::shape::Shape;
+use crate::shape::{BranchPoint, Shape};
 use crate::vectors::{
     append, concatenated, reserve, reserve_density, room_for_one, ProverVectors, MIN_GROWTH,
 };

@@ -12,8 +12,7 @@ use std::path::PathBuf;
 
 use bellpepper_core::SynthesisError;
 
-use crate::branches::BranchPoint;
-use crate::shape::Shape;
+use crate::shape::{BranchPoint, Shape};
 
 /// One side of a constraint `A * B = C`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

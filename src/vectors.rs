@@ -8,10 +8,9 @@ use ec_gpu_gen::multiexp_cpu::DensityTracker;
 
 use rayon::prelude::*;
 
-use crate::branches::BranchPoint;
 use crate::error::Error;
 use crate::eval::mark_density;
-use crate::shape::Shape;
+use crate::shape::{BranchPoint, Shape};
 
 /// The vectors a Groth16 prover takes from synthesis.
 ///

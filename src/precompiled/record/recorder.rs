@@ -7,7 +7,6 @@ use bellpepper_core::{
 use ff::PrimeField;
 use rayon::prelude::*;
 
-use crate::branches::BranchPoint;
 use crate::error::Unallocated;
 use crate::error::{Error, Fault, Limit, Side, VariableKind};
 use crate::eval::is_dropped;
@@ -19,7 +18,7 @@ use crate::precompiled::rows::matrix::{
 };
 use crate::precompiled::witness::parts::{Part, Parts};
 use crate::protocol::{root_without_names, CountsInputs};
-use crate::shape::Shape;
+use crate::shape::{BranchPoint, Shape};
 
 use self::appending::spread_parts;
 
