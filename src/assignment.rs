@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use bellpepper_core::{
-    Circuit, ConstraintSystem, Index, Landing, LinearCombination, SynthesisError, Variable,
+    Circuit, ConstraintSystem, Index, Landing, LinearCombination, Spreading, SynthesisError,
+    Variable, Ways,
 };
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
@@ -66,7 +67,7 @@ impl SynthesisOptions {
 }
 
 /// Aux values from which a prover's assignment shares them with its branches
-/// ([`ConstraintSystem::branches`]) instead of copying them into each.
+/// ([`Spreading::branches`]) instead of copying them into each.
 pub(crate) const SHARED_FROM: usize = 1 << 16;
 
 /// Whether branches of a prover's assignment share the values before them
@@ -164,7 +165,7 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     }
 
     /// The vectors synthesized so far. A branch sharing its system's values with the other
-    /// branches taken with it ([`ConstraintSystem::branches`]) holds here only the aux values
+    /// branches taken with it ([`Spreading::branches`]) holds here only the aux values
     /// after those ([`Self::into_vectors`] gives all of them).
     pub fn vectors(&self) -> &ProverVectors<Scalar> {
         &self.vectors
@@ -192,8 +193,9 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
 
     /// Holds all its aux values in its own vector again where no one else reads the first
     /// ones any more (a branch's shared copy its siblings dropped): those after them are
-    /// appended to them (a copy of those, not of the first). Where others read them still, or memory for the
-    /// copy cannot be had, the values stay where they are, read in two places.
+    /// appended to them (a copy of those, not of the first). Where others read them still,
+    /// or memory for the copy cannot be had, the values stay where they are, read in two
+    /// places.
     fn take_back(&mut self) {
         let Some(before) = self.before.take() else {
             return;
@@ -444,11 +446,44 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         true
     }
 
-    /// A branch reading this assignment's values so far where [`Self::branches`] puts them,
-    /// with its own pool and kernel; `None` when memory cannot be had, and the circuit
-    /// synthesizes here.
-    fn branch(&self) -> Option<Self> {
-        self.branches(1)?.pop()
+    /// Appends a branch of this assignment, or a sub-circuit synthesized from `new()` (whose
+    /// input 0 is the constant one, this system's).
+    fn extend(&mut self, other: &Self) {
+        let at = other.branched_at.unwrap_or(BranchPoint::FROM_NEW);
+        let shape = self.shape();
+        if !at.within(shape.inputs, shape.aux) {
+            self.misplaced.get_or_insert(at);
+            return;
+        }
+        if self.fault.is_none() {
+            self.fault = other.fault.map(|fault| fault.shifted(shape, at));
+        }
+        if self.misplaced.is_none() {
+            self.misplaced = other.misplaced;
+        }
+        if self.out_of_memory.is_none() {
+            self.out_of_memory = other.out_of_memory;
+        }
+        if let Err(error) =
+            self.vectors
+                .append_branch(&other.vectors, at, held_elsewhere(&other.before))
+        {
+            self.ran_out(error);
+        }
+    }
+
+    fn spreading(&mut self) -> Option<&mut dyn Spreading<Self>> {
+        Some(self)
+    }
+}
+
+impl<Scalar: PrimeField> Spreading<ProvingAssignment<Scalar>> for ProvingAssignment<Scalar> {
+    fn ways(&self) -> Ways {
+        Ways {
+            parts_in_place: true,
+            branches_in_place: false,
+            small_parts: false,
+        }
     }
 
     /// Branches of this assignment as it stands, each with the inputs and densities so far
@@ -480,12 +515,6 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         self.branches_reading(count, shared)
     }
 
-    /// It keeps no names, and a part synthesized here appends its rows, values and
-    /// densities exactly as a system from `new()` appended after it would.
-    fn parts_in_place(&self) -> bool {
-        true
-    }
-
     /// A branch's own values are appended after this assignment's.
     fn landing(&self, branch: &Self) -> Option<Landing> {
         let at = branch.branched_at?;
@@ -496,31 +525,5 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
             aux_from: at.aux,
             aux_to: shape.aux,
         })
-    }
-
-    /// Appends a branch of this assignment, or a sub-circuit synthesized from `new()` (whose
-    /// input 0 is the constant one, this system's).
-    fn extend(&mut self, other: &Self) {
-        let at = other.branched_at.unwrap_or(BranchPoint::FROM_NEW);
-        let shape = self.shape();
-        if !at.within(shape.inputs, shape.aux) {
-            self.misplaced.get_or_insert(at);
-            return;
-        }
-        if self.fault.is_none() {
-            self.fault = other.fault.map(|fault| fault.shifted(shape, at));
-        }
-        if self.misplaced.is_none() {
-            self.misplaced = other.misplaced;
-        }
-        if self.out_of_memory.is_none() {
-            self.out_of_memory = other.out_of_memory;
-        }
-        if let Err(error) =
-            self.vectors
-                .append_branch(&other.vectors, at, held_elsewhere(&other.before))
-        {
-            self.ran_out(error);
-        }
     }
 }

@@ -4,23 +4,23 @@
 //! it, the branches then appended in order, so the result is the one-thread result bit for
 //! bit.
 //!
-//! A branch ([`ConstraintSystem::branch`]) continues from its system as it stood when taken:
-//! it reads the variables allocated before (the partition's commitments, replica_id's bits)
-//! under their indices, and numbers its own after them. [`ConstraintSystem::extend`] then
-//! appends what it added: a prover's assignment appends rows, values and densities (and marks
-//! the densities of the earlier variables the branch used); a recorder renumbers the branch's
-//! own variables to where they land. Every part is synthesized exactly as it would be in the
-//! system itself, in the same order within the part, and the parts land in their order: the
-//! same constraints in the same order, the same variables, for any number of threads. Parts
-//! whose outputs later parts read (the hashes of a tree's row, read by the next row) return
-//! them through [`spread_returning`], which moves each to where its branch landed
-//! ([`ConstraintSystem::landing`]); [`spread_small_returning`] spreads such parts only
-//! where the system says parts small beside what it holds pay
-//! ([`ConstraintSystem::spreads_small_parts`]).
+//! A branch ([`bellpepper_core::Spreading::branches`]) continues from its system as it
+//! stood when taken: it reads the variables allocated before (the partition's commitments,
+//! replica_id's bits) under their indices, and numbers its own after them.
+//! [`ConstraintSystem::extend`] then appends what it added: a prover's assignment appends
+//! rows, values and densities (and marks the densities of the earlier variables the branch
+//! used); a recorder renumbers the branch's own variables to where they land. Every part is
+//! synthesized exactly as it would be in the system itself, in the same order within the
+//! part, and the parts land in their order: the same constraints in the same order, the
+//! same variables, for any number of threads. Parts whose outputs later parts read (the
+//! hashes of a tree's row, read by the next row) return them through [`spread_returning`],
+//! which moves each to where its branch landed ([`bellpepper_core::Spreading::landing`]);
+//! [`spread_small_returning`] spreads such parts only where the system says parts small
+//! beside what it holds pay ([`Ways::small_parts`]).
 //!
 //! What branches cost: a prover's assignment gives each branch a copy of its values so far,
 //! made by the pool's threads, or, for two branches or more and many values, one copy read
-//! by all the branches taken at that point ([`ConstraintSystem::branches`]): few values
+//! by all the branches taken at that point ([`bellpepper_core::Spreading::branches`]): few values
 //! after a PoRep partition's shared variables; 5.9 million before a 32 GiB SnapDeals
 //! partition's challenges. Before each row of its apex tree there are up to as many, for a
 //! row of far fewer: those rows go through [`spread_small_returning`], which the assignment
@@ -31,13 +31,15 @@
 //! not all but the first. A recording notes where each part's aux variables landed, as a
 //! branch per part would have put them, whatever the threads it was made on, and the witness
 //! generated from it hands each part a branch of its own with that range of the system's own
-//! vector, to write in place with nothing to copy (`precompiled/spread_witness.rs`;
+//! vector, to write in place with nothing to copy (`precompiled/witness/spread.rs`;
 //! docs/journal.md has the measurements).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bellpepper_core::num::AllocatedNum;
-use bellpepper_core::{ConstraintSystem, Landing, LinearCombination, SynthesisError, Variable};
+use bellpepper_core::{
+    ConstraintSystem, Landing, LinearCombination, SynthesisError, Variable, Ways,
+};
 use ff::PrimeField;
 use rayon::prelude::*;
 
@@ -71,14 +73,14 @@ pub enum Spread<P> {
 }
 
 /// Synthesizes `parts` into `cs` as `synthesize(cs, i, part)` for each in order would, on
-/// every thread of the current rayon pool: the parts cut into runs of consecutive parts, one
-/// per thread (one per part where `cs` writes branches in place,
-/// [`ConstraintSystem::branches_in_place`]), the first run in `cs` itself (in the storage it
-/// already has), each other in a branch of `cs` taken before any part starts, all at once,
-/// then the branches appended in order; a part run after another in the same system is
-/// announced to it ([`ConstraintSystem::next_part`]). With one part or one thread, a system that
-/// takes parts in place ([`ConstraintSystem::parts_in_place`]) runs them all itself, one
-/// after another, so a caller whose own way is a system from `new()` per group of parts
+/// every thread of the current rayon pool: the parts cut into runs of consecutive parts,
+/// one per thread (one per part where `cs` writes branches in place,
+/// [`Ways::branches_in_place`]), the first run in `cs` itself (in the storage it already
+/// has), each other in a branch of `cs` taken before any part starts, all at once, then the
+/// branches appended in order; a part run after another in the same system is announced to
+/// it ([`bellpepper_core::Spreading::next_part`]). With one part or one thread, a system
+/// that takes parts in place ([`Ways::parts_in_place`]) runs them all itself, one after
+/// another, so a caller whose own way is a system from `new()` per group of parts
 /// (storage-proofs-post's) copies nothing there either.
 ///
 /// `synthesize` may read any variable allocated in `cs` before this call, and nothing a part
@@ -117,7 +119,7 @@ pub enum Returned<P, R> {
     /// order, naming the system's variables.
     Done(Vec<R>),
     /// The parts, untouched, as [`Spread::Here`]; also where the system cannot say where a
-    /// branch's variables land ([`ConstraintSystem::landing`]).
+    /// branch's variables land ([`bellpepper_core::Spreading::landing`]).
     Here(Vec<P>),
 }
 
@@ -143,7 +145,7 @@ where
 /// [`spread_returning`] for parts small beside what `cs` holds before them, such as a tree's
 /// rows, each spread after all the rows below it: where `cs` says such parts are not worth
 /// spreading
-/// ([`ConstraintSystem::spreads_small_parts`]: a system whose branches start from a copy of
+/// ([`Ways::small_parts`]: a system whose branches start from a copy of
 /// the values so far) it returns [`Returned::Here`] with the parts untouched, and the caller
 /// runs them here. A recorder spreads them (the places it notes let the witness from its
 /// recording write them at once), and so does that witness, whose branches copy nothing
@@ -269,11 +271,14 @@ where
     R: Relocate + Send,
     F: Fn(&mut CS::Root, usize, P) -> Result<R, SynthesisError> + Sync,
 {
-    if !SPREADING.load(Ordering::Relaxed) || (small && !cs.spreads_small_parts()) {
+    let ways = cs
+        .spreading()
+        .map_or(Ways::default(), |spreading| spreading.ways());
+    if !SPREADING.load(Ordering::Relaxed) || (small && !ways.small_parts) {
         return Ok(Returned::Here(parts));
     }
     if parts.len() < 2 || rayon::current_num_threads() < 2 {
-        if !cs.parts_in_place() {
+        if !ways.parts_in_place {
             return Ok(Returned::Here(parts));
         }
         let root = cs.get_root();
@@ -286,63 +291,64 @@ where
     // A branch copied in costs a copy of what it made and of the values before it, so such a
     // system gets a branch per thread, each running consecutive parts; one written in place
     // costs neither, and a branch per part lets the pool share them out.
-    let runs = if cs.branches_in_place() || !BRANCH_PER_THREAD.load(Ordering::Relaxed) {
+    let runs = if ways.branches_in_place || !BRANCH_PER_THREAD.load(Ordering::Relaxed) {
         parts.len()
     } else {
         parts.len().min(rayon::current_num_threads())
     };
-    let branches = cs.branches(runs - 1);
+    // A system that hands back another number of branches than asked is taken as one that
+    // cannot branch: every part must run exactly once.
+    let branches = match cs
+        .spreading()
+        .and_then(|spreading| spreading.branches(runs - 1))
+    {
+        Some(branches) if branches.len() == runs - 1 => branches,
+        _ => return Ok(Returned::Here(parts)),
+    };
+    // Where a branch lands when appended now, as the system says (`None`: it cannot say).
+    let landing = |cs: &mut CS, branch: &CS::Root| cs.spreading()?.landing(branch);
+    if relocate && landing(cs, &branches[0]).is_none() {
+        return Ok(Returned::Here(parts));
+    }
+    let mut runs = consecutive(parts, runs).into_iter();
+    let first = runs.next().expect("two runs or more");
     let root = cs.get_root();
-    (|| {
-        // A system that hands back another number of branches than asked is taken as one
-        // that cannot branch: every part must run exactly once.
-        let branches = match branches {
-            Some(branches) if branches.len() == runs - 1 => branches,
-            _ => return Ok(Returned::Here(parts)),
+    let (first, others) = rayon::join(
+        || run(root, first, &synthesize),
+        || {
+            branches
+                .into_par_iter()
+                .zip(runs.collect::<Vec<_>>())
+                .map(|(mut branch, parts)| {
+                    let outcome = run(&mut branch, parts, &synthesize);
+                    (branch, outcome)
+                })
+                .collect::<Vec<(CS::Root, Result<Vec<R>, SynthesisError>)>>()
+        },
+    );
+    let mut results = first?;
+    for (branch, outcome) in others {
+        let landing = match relocate {
+            true => landing(cs, &branch),
+            false => None,
         };
-        if relocate && <CS::Root as ConstraintSystem<Scalar>>::landing(root, &branches[0]).is_none()
-        {
-            return Ok(Returned::Here(parts));
-        }
-        let mut runs = consecutive(parts, runs).into_iter();
-        let first = runs.next().expect("two runs or more");
-        let (first, others) = rayon::join(
-            || run(root, first, &synthesize),
-            || {
-                branches
-                    .into_par_iter()
-                    .zip(runs.collect::<Vec<_>>())
-                    .map(|(mut branch, parts)| {
-                        let outcome = run(&mut branch, parts, &synthesize);
-                        (branch, outcome)
-                    })
-                    .collect::<Vec<(CS::Root, Result<Vec<R>, SynthesisError>)>>()
-            },
-        );
-        let mut results = first?;
-        for (branch, outcome) in others {
-            let landing = match relocate {
-                true => <CS::Root as ConstraintSystem<Scalar>>::landing(root, &branch),
-                false => None,
-            };
-            root.extend(&branch);
-            let returned = outcome?;
-            match landing {
-                Some(landing) => {
-                    for result in returned {
-                        results.push(result.relocate(&landing)?);
-                    }
+        cs.get_root().extend(&branch);
+        let returned = outcome?;
+        match landing {
+            Some(landing) => {
+                for result in returned {
+                    results.push(result.relocate(&landing)?);
                 }
-                None if relocate => {
-                    return Err(SynthesisError::IncompatibleLengthVector(
-                        "the system no longer says where a branch's variables land".into(),
-                    ))
-                }
-                None => results.extend(returned),
             }
+            None if relocate => {
+                return Err(SynthesisError::IncompatibleLengthVector(
+                    "the system no longer says where a branch's variables land".into(),
+                ))
+            }
+            None => results.extend(returned),
         }
-        Ok(Returned::Done(results))
-    })()
+    }
+    Ok(Returned::Done(results))
 }
 
 /// Synthesizes `parts` (numbered as the caller's list numbers them) one after another in
@@ -359,8 +365,8 @@ where
 {
     let mut results = Vec::with_capacity(parts.len());
     for (k, (i, part)) in parts.into_iter().enumerate() {
-        if k > 0 {
-            cs.next_part();
+        if let (1.., Some(spreading)) = (k, cs.spreading()) {
+            spreading.next_part();
         }
         results.push(synthesize(cs, i, part)?);
     }
@@ -394,7 +400,7 @@ pub(crate) fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Sen
 
 #[cfg(test)]
 mod tests {
-    use bellpepper_core::{Index, LinearCombination, Variable};
+    use bellpepper_core::{Index, LinearCombination, Spreading, Variable};
     use blstrs::Scalar as Fr;
 
     use super::*;
@@ -449,28 +455,39 @@ mod tests {
 
         root_without_names!();
 
-        fn branch(&self) -> Option<Self> {
-            Some(Log {
+        fn extend(&mut self, other: &Self) {
+            self.seen.push(Observed::Branch);
+            self.seen.extend_from_slice(&other.seen);
+        }
+
+        fn spreading(&mut self) -> Option<&mut dyn Spreading<Self>> {
+            Some(self)
+        }
+    }
+
+    impl Spreading<Log> for Log {
+        fn ways(&self) -> Ways {
+            Ways {
+                parts_in_place: true,
+                branches_in_place: self.in_place,
+                small_parts: false,
+            }
+        }
+
+        fn branches(&self, count: usize) -> Option<Vec<Log>> {
+            let branch = || Log {
                 seen: Vec::new(),
                 in_place: self.in_place,
-            })
-        }
-
-        fn parts_in_place(&self) -> bool {
-            true
-        }
-
-        fn branches_in_place(&self) -> bool {
-            self.in_place
+            };
+            Some((0..count).map(|_| branch()).collect())
         }
 
         fn next_part(&mut self) {
             self.seen.push(Observed::Next);
         }
 
-        fn extend(&mut self, other: &Self) {
-            self.seen.push(Observed::Branch);
-            self.seen.extend_from_slice(&other.seen);
+        fn landing(&self, _: &Log) -> Option<Landing> {
+            None
         }
     }
 

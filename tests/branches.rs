@@ -11,7 +11,7 @@ mod common;
 
 use bellpepper_core::num::AllocatedNum;
 use bellpepper_core::{
-    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+    Circuit, ConstraintSystem, Index, LinearCombination, Spreading, SynthesisError, Variable,
 };
 use blstrs::Scalar as Fr;
 use common::{assert_same, reference, spread_or_in_order, RandomCircuit};
@@ -682,7 +682,7 @@ fn a_branch_extended_into_another_system_is_refused() {
     let mut big = ProvingAssignment::<Fr>::default();
     big.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
     let x: Variable = big.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
-    let mut branch = big.branch().expect("an assignment branches");
+    let mut branch = big.branches(1).expect("an assignment branches").remove(0);
     branch.enforce(
         || "x * x = 9",
         |lc| lc + x,

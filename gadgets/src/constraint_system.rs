@@ -5,52 +5,13 @@ use std::marker::PhantomData;
 
 use ff::PrimeField;
 
-use crate::{Index, LinearCombination, Variable};
+use crate::{Index, LinearCombination, Spreading, Variable};
 
 /// A circuit: something that can lay out its constraints (and, when proving, its witness)
 /// in any constraint system.
 pub trait Circuit<Scalar: PrimeField> {
     /// Allocates the circuit's variables and enforces its constraints in `cs`.
     fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError>;
-}
-
-/// Where a branch's own variables land in its system once appended
-/// ([`ConstraintSystem::landing`]): the branch's inputs from `inputs_from` on become the
-/// system's from `inputs_to` on, its aux variables from `aux_from` on the system's from
-/// `aux_to` on, in order; the variables below those (the system's own when the branch was
-/// taken) stay as they are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Landing {
-    /// The branch's first own input.
-    pub inputs_from: usize,
-    /// Where it lands in the system.
-    pub inputs_to: usize,
-    /// The branch's first own aux variable.
-    pub aux_from: usize,
-    /// Where it lands in the system.
-    pub aux_to: usize,
-}
-
-impl Landing {
-    /// A branch that numbers its variables where they land (it writes in place).
-    pub const IN_PLACE: Landing = Landing {
-        inputs_from: 0,
-        inputs_to: 0,
-        aux_from: 0,
-        aux_to: 0,
-    };
-
-    /// The system's variable that `variable` of the branch becomes.
-    pub fn variable(&self, variable: Variable) -> Variable {
-        let moved = |index: usize, from: usize, to: usize| match index.checked_sub(from) {
-            Some(own) => to + own,
-            None => index,
-        };
-        Variable::new_unchecked(match variable.get_unchecked() {
-            Index::Input(i) => Index::Input(moved(i, self.inputs_from, self.inputs_to)),
-            Index::Aux(i) => Index::Aux(moved(i, self.aux_from, self.aux_to)),
-        })
-    }
 }
 
 /// Errors of synthesis, parameter generation, proving and verification.
@@ -196,70 +157,10 @@ pub trait ConstraintSystem<Scalar: PrimeField>: Sized + Send {
         unimplemented!("ConstraintSystem::extend is only provided by extensible constraint systems")
     }
 
-    /// A new root system that continues from this one as it stands, for synthesizing
-    /// independent parts of a circuit on other threads. A branch holds every variable
-    /// allocated here so far under the same index and numbers its own after them; its
-    /// constraints start empty. Branches taken at one point, each given parts that read only
-    /// variables allocated before that point, and handed back in order to the root's
-    /// [`Self::extend`], lay out exactly what synthesizing those parts here one after another
-    /// lays out. A variable a branch allocates means nothing outside it.
-    ///
-    /// `None` (the default) where the system cannot branch: the caller synthesizes the parts
-    /// here, one after another.
-    fn branch(&self) -> Option<Self::Root> {
-        None
-    }
-
-    /// `count` branches taken here at once (as [`Self::branch`] describes each), for parts
-    /// spread over that many other threads: a system whose branches hold a copy of what it
-    /// holds can make one copy for all of them. `None` where it cannot branch. The default
-    /// takes them one by one.
-    fn branches(&self, count: usize) -> Option<Vec<Self::Root>> {
-        (0..count).map(|_| self.branch()).collect()
-    }
-
-    /// Whether independent parts (as [`Self::branch`] describes them) synthesized here one
-    /// after another lay out exactly what each synthesized in a system from [`Self::new`]
-    /// and appended in order with [`Self::extend`] lays out, whatever names their namespaces
-    /// repeat: a system that keeps no names. A caller that would synthesize the parts apart
-    /// only to append them, with no other thread to run them on, then runs them here and
-    /// copies nothing. `false` (the default) where that is not known.
-    fn parts_in_place(&self) -> bool {
-        false
-    }
-
-    /// Whether a branch of this system (as [`Self::branch`] describes it) writes where its
-    /// parts land here, so appending it copies nothing: a caller spreading parts then takes a
-    /// branch per part, for the pool's threads to share out. `false` (the default): appending
-    /// a branch copies what it made, and a caller takes one branch per thread, each running
-    /// consecutive parts one after another (see [`Self::next_part`]).
-    fn branches_in_place(&self) -> bool {
-        false
-    }
-
-    /// Whether parts small beside what this system holds before them (the rows of a tree,
-    /// each spread after all the rows below it) are worth spreading over branches of it:
-    /// where a branch copies nothing it holds (a witness written in place) or where what it
-    /// notes of the parts serves later runs (a recorder, whose recording lets every witness
-    /// spread them). `false` (the default) where a branch starts with a copy of every value
-    /// so far, which such parts would pay again and again: the caller keeps them here.
-    fn spreads_small_parts(&self) -> bool {
-        false
-    }
-
-    /// Called where a caller spreading parts runs one in this system (or in a branch of it)
-    /// right after another, instead of in a branch of its own: a system that notes where
-    /// parts land notes it as it would a part in a branch taken where the other branches
-    /// were, so what it notes does not depend on how many threads ran the parts. The
-    /// default does nothing.
-    fn next_part(&mut self) {}
-
-    /// Where the variables of `branch`, a branch of this system (see [`Self::branch`]),
-    /// land when it is appended here now with [`Self::extend`]: a variable a part allocated
-    /// in the branch (a hash's output) then names, through the landing, the same variable
-    /// here, so later parts can use it. `None` (the default) where the system cannot say:
-    /// a caller whose parts hand variables on synthesizes them here instead.
-    fn landing(&self, _branch: &Self) -> Option<Landing> {
+    /// The branching protocol ([`Spreading`]), where this system can take branches for a
+    /// circuit's independent parts synthesized on other threads; `None` (the default)
+    /// where it cannot, and a caller synthesizes the parts here, one after another.
+    fn spreading(&mut self) -> Option<&mut dyn Spreading<Self::Root>> {
         None
     }
 
@@ -395,28 +296,8 @@ impl<'cs, Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Sca
         self.0.get_root()
     }
 
-    fn branch(&self) -> Option<Self::Root> {
-        self.0.branch()
-    }
-
-    fn branches(&self, count: usize) -> Option<Vec<Self::Root>> {
-        self.0.branches(count)
-    }
-
-    fn parts_in_place(&self) -> bool {
-        self.0.parts_in_place()
-    }
-
-    fn branches_in_place(&self) -> bool {
-        self.0.branches_in_place()
-    }
-
-    fn spreads_small_parts(&self) -> bool {
-        self.0.spreads_small_parts()
-    }
-
-    fn next_part(&mut self) {
-        self.0.next_part()
+    fn spreading(&mut self) -> Option<&mut dyn Spreading<Self::Root>> {
+        self.0.spreading()
     }
 
     fn is_witness_generator(&self) -> bool {
@@ -546,32 +427,8 @@ impl<Scalar: PrimeField, CS: ConstraintSystem<Scalar>> ConstraintSystem<Scalar> 
         (**self).extend(other)
     }
 
-    fn branch(&self) -> Option<Self::Root> {
-        (**self).branch()
-    }
-
-    fn branches(&self, count: usize) -> Option<Vec<Self::Root>> {
-        (**self).branches(count)
-    }
-
-    fn parts_in_place(&self) -> bool {
-        (**self).parts_in_place()
-    }
-
-    fn branches_in_place(&self) -> bool {
-        (**self).branches_in_place()
-    }
-
-    fn spreads_small_parts(&self) -> bool {
-        (**self).spreads_small_parts()
-    }
-
-    fn next_part(&mut self) {
-        (**self).next_part()
-    }
-
-    fn landing(&self, branch: &Self) -> Option<Landing> {
-        (**self).landing(branch)
+    fn spreading(&mut self) -> Option<&mut dyn Spreading<Self::Root>> {
+        (**self).spreading()
     }
 
     fn is_witness_generator(&self) -> bool {

@@ -16,17 +16,12 @@
 //!   caller already has, so a prover's assignment need not sum its terms again (Poseidon's
 //!   s-box inputs, a combination over up to 66 variables); every other system enforces it
 //!   as usual.
-//! - [`ConstraintSystem::branch`] and [`ConstraintSystem::parts_in_place`]: where a system
-//!   can synthesize a circuit's independent parts on other threads and append them in
-//!   order, or take them one after another where upstream's circuits synthesize them apart
-//!   to append them; every other system answers `None` and `false`, and the circuit runs as
-//!   before. [`ConstraintSystem::branches_in_place`] and [`ConstraintSystem::next_part`]:
-//!   whether appending a branch copies nothing (a caller then takes a branch per part, else
-//!   one per thread), and where a part runs after another in the same system.
-//!   [`ConstraintSystem::landing`] and [`Landing`]: where a branch's own variables land
-//!   once appended, so parts may hand variables on (a tree's rows of hashes).
-//!   [`ConstraintSystem::branches`]: branches taken at once (one copy of what the system
-//!   holds may serve them all); by default one [`ConstraintSystem::branch`] at a time.
+//! - [`ConstraintSystem::spreading`] and the branching protocol it reaches ([`Spreading`]:
+//!   [`Ways`], branches taken at once, the next part, the [`Landing`] of a branch's own
+//!   variables): where a system can synthesize a circuit's independent parts on other
+//!   threads and append them in order, or take them one after another where upstream's
+//!   circuits synthesize them apart to append them. Every other system answers `None`, and
+//!   the circuit runs as before.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -34,12 +29,14 @@
 mod constraint_system;
 mod gadgets;
 mod lc;
+mod spreading;
 mod terms;
 mod util_cs;
 
-pub use constraint_system::{Circuit, ConstraintSystem, Landing, Namespace, SynthesisError};
+pub use constraint_system::{Circuit, ConstraintSystem, Namespace, SynthesisError};
 pub use gadgets::{boolean, num};
 pub use lc::{Index, LinearCombination, Term, Variable};
+pub use spreading::{Landing, Spreading, Ways};
 pub use util_cs::{test_cs, Comparable, Constraint, Delta};
 
 /// The bellpepper-core version whose API this crate provides.

@@ -2,7 +2,7 @@
 //! pass over a circuit both records it and produces what that pass would have produced
 //! alone.
 
-use bellpepper_core::{ConstraintSystem, LinearCombination, SynthesisError};
+use bellpepper_core::{ConstraintSystem, LinearCombination, Spreading, SynthesisError};
 use ff::PrimeField;
 
 use crate::assignment::ProvingAssignment;
@@ -160,7 +160,7 @@ impl<Scalar: PrimeField> KeepsValues<Scalar> for Witness<Scalar> {
     /// A witness kept while recording does not branch: where the parts' values land is not
     /// known yet, and its native paths generate it at a few nanoseconds per constraint, less
     /// than a branch of its own costs in fresh memory and copying (docs/journal.md). A
-    /// witness generated from the finished recording spreads (`spread_witness.rs`).
+    /// witness generated from the finished recording spreads (`witness/spread.rs`).
     fn branches_values(&self, _: usize) -> Option<Vec<Self>> {
         None
     }
@@ -179,7 +179,7 @@ impl<Scalar: PrimeField> KeepsValues<Scalar> for ProvingAssignment<Scalar> {
     }
 
     fn branches_values(&self, count: usize) -> Option<Vec<Self>> {
-        ConstraintSystem::branches(self, count)
+        Spreading::branches(self, count)
     }
 
     fn memory_error(&self) -> Option<Error> {

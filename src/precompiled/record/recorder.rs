@@ -2,7 +2,7 @@
 //! dictionary-coded; optionally computes the witness in the same pass.
 
 use bellpepper_core::{
-    ConstraintSystem, Index, Landing, LinearCombination, SynthesisError, Variable,
+    ConstraintSystem, Index, Landing, LinearCombination, Spreading, SynthesisError, Variable, Ways,
 };
 use ff::PrimeField;
 use rayon::prelude::*;
@@ -327,46 +327,6 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         true
     }
 
-    /// A branch: no rows, the counts so far (its own variables are numbered after them, as
-    /// here), a dictionary and pool of its own, and the companion's branch.
-    fn branch(&self) -> Option<Self> {
-        self.branches(1)?.pop()
-    }
-
-    /// Branches as [`Self::branch`] describes them, their companions taken at once (a first
-    /// member's assignment then shares one copy of its values where that saves copies).
-    fn branches(&self, count: usize) -> Option<Vec<Self>> {
-        let companions = self.companion.branches(count)?;
-        self.branches_with(companions, count)
-    }
-
-    /// It keeps no names, and a part recorded here numbers its variables where `extend`
-    /// would renumber them.
-    fn parts_in_place(&self) -> bool {
-        true
-    }
-
-    /// The places it notes let every witness from the recording spread the parts (its own
-    /// branches copy no values; a first member's companion's share one copy).
-    fn spreads_small_parts(&self) -> bool {
-        true
-    }
-
-    /// Notes where the part begins, so it is recorded as a part of its own: a recording
-    /// places a circuit's parts alike whatever the number of threads it was made on.
-    fn next_part(&mut self) {
-        if let Err(fault) = room(&mut self.starts, 1, "recorded parts") {
-            self.note(fault);
-            return;
-        }
-        self.starts.push(self.aux);
-    }
-
-    /// A branch's own variables are renumbered after ours, as `extend` renumbers them.
-    fn landing(&self, branch: &Self) -> Option<Landing> {
-        Some(self.landing_at(branch.branched_at?))
-    }
-
     /// Appends `other`'s rows with its own variables renumbered to where `extend` puts them
     /// in the assignment, after ours: a branch's own are those it allocated after where it
     /// was taken (the ones before are ours, under the same indices); a sub-circuit from
@@ -415,6 +375,44 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
         self.companion.extend(&other.companion);
         self.aux += other.aux - at.aux;
         self.inputs += other.inputs.saturating_sub(at.inputs);
+    }
+
+    fn spreading(&mut self) -> Option<&mut dyn Spreading<Self>> {
+        Some(self)
+    }
+}
+
+impl<Scalar: PrimeField, V: Companion<Scalar>> Spreading<Recorder<Scalar, V>>
+    for Recorder<Scalar, V>
+{
+    fn ways(&self) -> Ways {
+        Ways {
+            parts_in_place: true,
+            branches_in_place: false,
+            small_parts: true,
+        }
+    }
+
+    /// Branches as [`Self::branch`] describes them, their companions taken at once (a first
+    /// member's assignment then shares one copy of its values where that saves copies).
+    fn branches(&self, count: usize) -> Option<Vec<Self>> {
+        let companions = self.companion.branches(count)?;
+        self.branches_with(companions, count)
+    }
+
+    /// Notes where the part begins, so it is recorded as a part of its own: a recording
+    /// places a circuit's parts alike whatever the number of threads it was made on.
+    fn next_part(&mut self) {
+        if let Err(fault) = room(&mut self.starts, 1, "recorded parts") {
+            self.note(fault);
+            return;
+        }
+        self.starts.push(self.aux);
+    }
+
+    /// A branch's own variables are renumbered after ours, as `extend` renumbers them.
+    fn landing(&self, branch: &Self) -> Option<Landing> {
+        Some(self.landing_at(branch.branched_at?))
     }
 }
 

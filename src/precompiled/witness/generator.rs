@@ -2,7 +2,9 @@
 //! constraints. `enforce` never calls its closures, so no linear combination is built; the
 //! count is what lets evaluation refuse a witness of another structure.
 
-use bellpepper_core::{ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use bellpepper_core::{
+    ConstraintSystem, Index, Landing, LinearCombination, Spreading, SynthesisError, Variable, Ways,
+};
 use ff::PrimeField;
 
 use crate::precompiled::witness::kinds::AuxKinds;
@@ -187,11 +189,6 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
         true
     }
 
-    /// Values are appended in order, as `extend` would append a part's.
-    fn parts_in_place(&self) -> bool {
-        true
-    }
-
     fn extend_inputs(&mut self, new_inputs: &[Scalar]) {
         self.inputs.extend_from_slice(new_inputs);
     }
@@ -221,5 +218,28 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for Witness<Scalar> {
 
     fn aux_slice(&self) -> &[Scalar] {
         &self.aux
+    }
+
+    fn spreading(&mut self) -> Option<&mut dyn Spreading<Self>> {
+        Some(self)
+    }
+}
+
+impl<Scalar: PrimeField> Spreading<Witness<Scalar>> for Witness<Scalar> {
+    fn ways(&self) -> Ways {
+        Ways {
+            parts_in_place: true,
+            branches_in_place: false,
+            small_parts: false,
+        }
+    }
+
+    /// It takes no branches.
+    fn branches(&self, _count: usize) -> Option<Vec<Self>> {
+        None
+    }
+
+    fn landing(&self, _branch: &Self) -> Option<Landing> {
+        None
     }
 }

@@ -3,7 +3,7 @@
 //! the system or a branch), the point the branches were taken at and the range the part's own
 //! aux variables took, as a branch per part would have put them. A witness generator given
 //! these hands each part's branch the range it will fill, so the parts write at once, in
-//! place (`spread_witness.rs`).
+//! place (`spread.rs`).
 
 use std::io;
 

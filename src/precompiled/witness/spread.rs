@@ -18,7 +18,8 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bellpepper_core::{
-    Circuit, ConstraintSystem, Index, Landing, LinearCombination, SynthesisError, Variable,
+    Circuit, ConstraintSystem, Index, Landing, LinearCombination, Spreading, SynthesisError,
+    Variable, Ways,
 };
 use ff::PrimeField;
 
@@ -397,61 +398,6 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
         true
     }
 
-    /// The next recorded part's range, when the system stands where that part was taken and
-    /// the range is free; otherwise none, and the parts run here.
-    fn branch(&self) -> Option<Self> {
-        if self.aux.detour.is_some() {
-            return None;
-        }
-        let here = self.aux.position;
-        let mut next = self.next_part.get();
-        // Parts whose ranges this system wrote itself (their spread ran here).
-        while self.parts.get(next).is_some_and(|part| part.at < here) {
-            next += 1;
-        }
-        self.next_part.set(next);
-        let part = self.parts.get(next).filter(|part| part.point == here)?;
-        let range = self.aux.range.hand_out(part.at, part.len)?;
-        self.next_part.set(next + 1);
-        Some(Self::with(
-            self.inputs.clone(),
-            range,
-            AuxKinds::for_range(&self.aux.kinds, part.len),
-            &[],
-        ))
-    }
-
-    /// WriterValues written here land where a part's branch or system from `new()` would have
-    /// put them; a recorded part's range the system reaches itself is passed, not handed out.
-    fn parts_in_place(&self) -> bool {
-        true
-    }
-
-    /// A branch writes its part's recorded range of this system's vector, and appending it
-    /// takes the range back: a branch per part costs nothing, and every part gets its own.
-    fn branches_in_place(&self) -> bool {
-        true
-    }
-
-    /// A branch copies no values: it holds the inputs (a few) and writes its range.
-    fn spreads_small_parts(&self) -> bool {
-        true
-    }
-
-    /// A branch numbers its aux values where the recording places them, which is where they
-    /// land when the part fills its range (a part that does not leaves the values in order
-    /// but no longer one slice, which `aux_slice` refuses); its inputs are appended after ours.
-    fn landing(&self, branch: &Self) -> Option<Landing> {
-        if !branch.aux.range.is_branch() {
-            return None;
-        }
-        Some(Landing {
-            inputs_from: branch.inputs_at_branch,
-            inputs_to: self.inputs.len(),
-            ..Landing::IN_PLACE
-        })
-    }
-
     /// A branch is appended in place where it filled the range it was handed and comes next,
     /// as it lies otherwise; a system from `new()` is copied in.
     fn extend(&mut self, other: &Self) {
@@ -520,6 +466,65 @@ impl<'r, Scalar: PrimeField> ConstraintSystem<Scalar> for SpreadWitness<'r, Scal
             self.misread.set(true);
         }
         self.aux.range.written()
+    }
+
+    fn spreading(&mut self) -> Option<&mut dyn Spreading<Self>> {
+        Some(self)
+    }
+}
+
+impl<'r, Scalar: PrimeField> Spreading<SpreadWitness<'r, Scalar>> for SpreadWitness<'r, Scalar> {
+    fn ways(&self) -> Ways {
+        Ways {
+            parts_in_place: true,
+            branches_in_place: true,
+            small_parts: true,
+        }
+    }
+
+    /// One [`Self::branch`] per part.
+    fn branches(&self, count: usize) -> Option<Vec<Self>> {
+        (0..count).map(|_| self.branch()).collect()
+    }
+
+    /// A branch numbers its aux values where the recording places them, which is where they
+    /// land when the part fills its range (a part that does not leaves the values in order
+    /// but no longer one slice, which `aux_slice` refuses); its inputs are appended after ours.
+    fn landing(&self, branch: &Self) -> Option<Landing> {
+        if !branch.aux.range.is_branch() {
+            return None;
+        }
+        Some(Landing {
+            inputs_from: branch.inputs_at_branch,
+            inputs_to: self.inputs.len(),
+            ..Landing::IN_PLACE
+        })
+    }
+}
+
+impl<'r, Scalar: PrimeField> SpreadWitness<'r, Scalar> {
+    /// The next recorded part's range, when the system stands where that part was taken and
+    /// the range is free; otherwise none, and the parts run here.
+    fn branch(&self) -> Option<Self> {
+        if self.aux.detour.is_some() {
+            return None;
+        }
+        let here = self.aux.position;
+        let mut next = self.next_part.get();
+        // Parts whose ranges this system wrote itself (their spread ran here).
+        while self.parts.get(next).is_some_and(|part| part.at < here) {
+            next += 1;
+        }
+        self.next_part.set(next);
+        let part = self.parts.get(next).filter(|part| part.point == here)?;
+        let range = self.aux.range.hand_out(part.at, part.len)?;
+        self.next_part.set(next + 1);
+        Some(Self::with(
+            self.inputs.clone(),
+            range,
+            AuxKinds::for_range(&self.aux.kinds, part.len),
+            &[],
+        ))
     }
 }
 

@@ -1,4 +1,4 @@
-use bellpepper_core::{ConstraintSystem, Index, Variable};
+use bellpepper_core::{ConstraintSystem, Index, Spreading, Variable};
 use blstrs::Scalar as Fr;
 use ff::Field;
 
@@ -32,7 +32,7 @@ fn with_one() -> Recorder<Fr> {
 fn system_and_branch() -> (Recorder<Fr>, Recorder<Fr>) {
     let mut system = with_one();
     let x = system.alloc(|| "x", || Ok(Fr::ONE)).unwrap();
-    let mut branch = system.branch().expect("a recorder branches");
+    let mut branch = system.branches(1).expect("a recorder branches").remove(0);
     let y = branch.alloc(|| "y", || Ok(Fr::ONE)).unwrap();
     branch.enforce(
         || "x = y",

@@ -45,15 +45,19 @@ impl Circuit<Fr> for ThreeParts {
                 }
             }
             Use::DropBranch => {
-                drop(cs.get_root().branch());
+                drop(cs.spreading().and_then(|spreading| spreading.branches(1)));
                 vec![0, 1, 2]
             }
             Use::LeakBranch => {
-                std::mem::forget(cs.get_root().branch());
+                std::mem::forget(cs.spreading().and_then(|spreading| spreading.branches(1)));
                 vec![0, 1, 2]
             }
             Use::AppendReversed => {
-                let (Some(mut one), Some(mut two)) = (cs.branch(), cs.branch()) else {
+                let Some([mut one, mut two]) = cs
+                    .spreading()
+                    .and_then(|spreading| spreading.branches(2))
+                    .and_then(|branches| <[_; 2]>::try_from(branches).ok())
+                else {
                     panic!("a witness generator from a recording with parts branches");
                 };
                 let root = cs.get_root();
