@@ -18,8 +18,7 @@ use bellpepper_core::{
 use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
-use crate::error::Unallocated;
-use crate::error::{Error, Side, VariableKind};
+use crate::error::{Error, Fault, Side, Unallocated, VariableKind};
 use crate::eval::{evaluate, mark, Constants, EvalKernel, OutOfRange, TwoPlaces};
 use crate::pool::LcPool;
 use crate::protocol::{lay_out_for_proving, root_without_names, CountsInputs};
@@ -89,19 +88,17 @@ pub struct ProvingAssignment<Scalar: PrimeField> {
     pub(crate) lcs: Option<LcPool<Scalar>>,
     pub(crate) kernel: EvalKernel,
     constants: Constants<Scalar>,
-    /// The first constraint that named a variable that does not exist; only the side that
-    /// named it was recorded as zero.
-    fault: Option<Unallocated>,
-    /// Memory a vector could not grow by: synthesis stops with this error.
-    out_of_memory: Option<(&'static str, u64)>,
+    /// The first thing that went wrong where no error could be returned: a constraint that
+    /// named a variable that does not exist (only that side was recorded as zero), a vector
+    /// that could not grow (synthesis stops), a branch extended where it was not taken. The
+    /// vectors are refused while it is set.
+    fault: Option<Fault>,
     /// Where this assignment was branched from its system, if it is a branch.
     branched_at: Option<BranchPoint>,
     /// The first aux values, where they are read in place: a branch's before the point it
     /// was taken (its system's, copied once for all the branches taken there). The vector
     /// holds the values after them.
     before: Option<Arc<Vec<Scalar>>>,
-    /// A branch taken where this assignment never stood, handed to `extend`: refused.
-    misplaced: Option<BranchPoint>,
 }
 
 /// A summary: the vectors are gigabytes on a real circuit.
@@ -126,10 +123,8 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
             kernel: options.kernel,
             constants: Constants::default(),
             fault: None,
-            out_of_memory: None,
             branched_at: None,
             before: None,
-            misplaced: None,
         };
         if let Some(shape) = options.shape {
             assignment.vectors.try_reserve(shape)?;
@@ -141,26 +136,34 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     /// `input * 0 = 0` per input) into this empty assignment.
     pub fn synthesize<C: Circuit<Scalar>>(&mut self, circuit: C) -> Result<(), Error> {
         let laid_out = lay_out_for_proving(self, circuit);
-        // Running out of memory surfaces to the circuit as an I/O error; it is ours.
-        if let Some(error) = self.memory_error() {
-            return Err(error);
+        // Running out of memory stops synthesis, and surfaces to the circuit as an I/O error,
+        // which the fault met first explains. The fault stays: the vectors stay refused.
+        match (&self.fault, laid_out) {
+            (Some(fault @ Fault::OutOfMemory { .. }), _) | (Some(fault), Err(_)) => {
+                Err(fault.clone().into())
+            }
+            (_, laid_out) => Ok(laid_out?),
         }
-        laid_out?;
-        Ok(())
     }
 
-    /// The memory a vector could not grow by, if synthesis ran out.
+    /// The memory a vector could not grow by, where running out was the first fault.
     pub(crate) fn memory_error(&self) -> Option<Error> {
-        self.out_of_memory
-            .map(|(what, elements)| Error::OutOfMemory { what, elements })
+        match &self.fault {
+            Some(fault @ Fault::OutOfMemory { .. }) => Some(fault.clone().into()),
+            _ => None,
+        }
     }
 
-    /// Notes that a vector could not grow, and what the circuit is told.
+    /// Notes that the vectors could not grow (memory, or an inconsistency found while
+    /// growing them), and what the circuit is told.
     #[cold]
     fn ran_out(&mut self, error: Error) -> SynthesisError {
-        if let (None, Error::OutOfMemory { what, elements }) = (self.out_of_memory, &error) {
-            self.out_of_memory = Some((what, *elements));
-        }
+        let fault = match error {
+            Error::OutOfMemory { what, elements } => Fault::OutOfMemory { what, elements },
+            Error::InconsistentAssignment(what) => Fault::Inconsistent(what),
+            _ => Fault::Inconsistent("the vectors failed to grow"),
+        };
+        self.fault.get_or_insert(fault);
         SynthesisError::IoError(std::io::ErrorKind::OutOfMemory.into())
     }
 
@@ -171,17 +174,13 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         &self.vectors
     }
 
-    /// The synthesized vectors, or the error of the first constraint that named a variable
-    /// that does not exist (or of a vector that could not grow).
+    /// The synthesized vectors, or the error of the first fault ([`Self::fault`]).
     pub fn into_vectors(self) -> Result<ProverVectors<Scalar>, Error> {
-        if let Some(error) = self.memory_error() {
-            return Err(error);
-        }
-        if let Some(error) = self.fault() {
-            return Err(error);
+        let mut assignment = self;
+        if let Some(fault) = assignment.fault.take() {
+            return Err(fault.into());
         }
         // The first values back where no one else reads them; else a copy of them.
-        let mut assignment = self;
         assignment.take_back();
         let mut vectors = assignment.vectors;
         if let Some(before) = assignment.before {
@@ -242,10 +241,8 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
                     kernel: self.kernel,
                     constants: Constants::default(),
                     fault: None,
-                    out_of_memory: None,
                     branched_at: Some(at),
                     before: shared.clone(),
-                    misplaced: None,
                 })
             })
             .collect()
@@ -256,12 +253,11 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         held_elsewhere(&self.before).len()
     }
 
-    /// The first constraint that named a variable that does not exist, if one did (or the
-    /// branch that was extended where it was not taken).
+    /// The first thing that went wrong where no error could be returned, if one did: a
+    /// constraint that named a variable that does not exist, a vector that could not grow, a
+    /// branch extended where it was not taken.
     pub fn fault(&self) -> Option<Error> {
-        self.misplaced
-            .map(Error::from)
-            .or_else(|| self.fault.map(Error::from))
+        self.fault.clone().map(Error::from)
     }
 
     /// The shape synthesized so far.
@@ -272,15 +268,13 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
     }
 
     fn note_fault(&mut self, side: Side, kind: VariableKind, fault: OutOfRange) {
-        if self.fault.is_none() {
-            self.fault = Some(Unallocated {
-                constraint: self.vectors.a.len(),
-                side,
-                kind,
-                index: fault.index,
-                allocated: fault.len,
-            });
-        }
+        self.fault.get_or_insert(Fault::Unallocated(Unallocated {
+            constraint: self.vectors.a.len(),
+            side,
+            kind,
+            index: fault.index,
+            allocated: fault.len,
+        }));
     }
 
     fn fresh_lc(&mut self) -> LinearCombination<Scalar> {
@@ -363,10 +357,8 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
             kernel: SynthesisOptions::default().kernel,
             constants: Constants::default(),
             fault: None,
-            out_of_memory: None,
             branched_at: None,
             before: None,
-            misplaced: None,
         }
     }
 
@@ -452,17 +444,11 @@ impl<Scalar: PrimeField> ConstraintSystem<Scalar> for ProvingAssignment<Scalar> 
         let at = other.branched_at.unwrap_or(BranchPoint::FROM_NEW);
         let shape = self.shape();
         if !at.within(shape.inputs, shape.aux) {
-            self.misplaced.get_or_insert(at);
+            self.fault.get_or_insert(Fault::MisplacedBranch(at));
             return;
         }
-        if self.fault.is_none() {
-            self.fault = other.fault.map(|fault| fault.shifted(shape, at));
-        }
-        if self.misplaced.is_none() {
-            self.misplaced = other.misplaced;
-        }
-        if self.out_of_memory.is_none() {
-            self.out_of_memory = other.out_of_memory;
+        if let (None, Some(fault)) = (&self.fault, &other.fault) {
+            self.fault = Some(fault.clone().shifted(shape, at));
         }
         if let Err(error) =
             self.vectors

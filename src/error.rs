@@ -467,6 +467,19 @@ pub(crate) enum Fault {
     },
     /// Aux values were not written where the recording placed them.
     ScatteredAux(&'static str),
+    /// The vectors were found inconsistent while growing them.
+    Inconsistent(&'static str),
+}
+
+impl Fault {
+    /// The fault as the system `from` was branched from (or, from `new()`, extended with) sees
+    /// it once it was appended at the end of a system of `shape`.
+    pub(crate) fn shifted(self, shape: Shape, from: BranchPoint) -> Fault {
+        match self {
+            Fault::Unallocated(fault) => Fault::Unallocated(fault.shifted(shape, from)),
+            other => other,
+        }
+    }
 }
 
 impl From<Fault> for Error {
@@ -478,6 +491,7 @@ impl From<Fault> for Error {
             Fault::MisplacedBranch(at) => at.into(),
             Fault::OutOfMemory { what, elements } => Error::OutOfMemory { what, elements },
             Fault::ScatteredAux(where_) => Error::ScatteredAux(where_),
+            Fault::Inconsistent(what) => Error::InconsistentAssignment(what),
         }
     }
 }

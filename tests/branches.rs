@@ -702,6 +702,28 @@ fn a_branch_extended_into_another_system_is_refused() {
     assert_eq!(big.into_vectors().unwrap().a, vec![Fr::from(3)]);
 }
 
+#[test]
+fn the_first_fault_is_the_one_returned() {
+    let mut big = ProvingAssignment::<Fr>::default();
+    big.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    big.alloc(|| "x", || Ok(Fr::from(3))).unwrap();
+    let branch = big.branches(1).expect("an assignment branches").remove(0);
+
+    let mut small = ProvingAssignment::<Fr>::default();
+    small.alloc_input(|| "one", || Ok(Fr::ONE)).unwrap();
+    let ghost = Variable::new_unchecked(Index::Aux(9));
+    small.enforce(|| "ghost", |lc| lc + ghost, |lc| lc, |lc| lc);
+    // A second fault of another kind does not replace the first.
+    small.extend(&branch);
+    let first = |error: &Error| matches!(error, Error::UnallocatedVariable { index: 9, .. });
+    assert!(
+        small.fault().as_ref().is_some_and(first),
+        "{:?}",
+        small.fault()
+    );
+    assert!(small.into_vectors().as_ref().is_err_and(first));
+}
+
 /// An assignment with its constant one, `padding` aux values of 7, then `x` = 3.
 fn padded(padding: usize) -> (ProvingAssignment<Fr>, Variable) {
     let mut cs = ProvingAssignment::<Fr>::default();

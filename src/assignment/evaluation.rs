@@ -215,7 +215,8 @@ impl<Scalar: PrimeField> ProvingAssignment<Scalar> {
         let full = |v: &Vec<Scalar>| v.len() == v.capacity();
         let vectors = &self.vectors;
         if full(&vectors.a) || full(&vectors.b) || full(&vectors.c) {
-            if self.out_of_memory.is_some() {
+            // After a fault the vectors are refused: rows that do not fit are not grown for.
+            if self.fault.is_some() {
                 return;
             }
             if let Err(error) = self.grow_rows() {

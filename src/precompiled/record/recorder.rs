@@ -340,11 +340,7 @@ impl<Scalar: PrimeField, V: Companion<Scalar>> ConstraintSystem<Scalar> for Reco
             return;
         }
         if let Some(fault) = &other.fault {
-            let fault = match fault {
-                Fault::Unallocated(f) => Fault::Unallocated(f.shifted(self.shape(), at)),
-                other => other.clone(),
-            };
-            self.note(fault);
+            self.note(fault.clone().shifted(self.shape(), at));
         }
         // A sub-circuit's input 0 stands for the constant one; a branch's inputs are ours.
         if other.branched_at.is_none() && other.inputs > 0 && self.inputs == 0 {
