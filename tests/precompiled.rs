@@ -14,6 +14,7 @@ use common::{
 use ff::Field;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
+use std::mem::MaybeUninit;
 use synthpool::precompiled::{ProvingBuffers, Recording};
 use synthpool::{synthesize, Error, ProverVectors};
 use synthpool::{Limit, VariableKind};
@@ -513,4 +514,112 @@ fn a_witness_of_another_circuit_is_refused_or_gets_the_recorded_rows() {
         evaluated.c[0],
         "which satisfy the row"
     );
+}
+
+/// Slots for `n` rows, each holding a value no evaluation here writes, so a slot left
+/// unwritten shows.
+fn caller_slots(n: usize) -> [Vec<MaybeUninit<Fr>>; 3] {
+    let sentinel = MaybeUninit::new(Fr::from(0xdead_beef_u64));
+    [vec![sentinel; n], vec![sentinel; n], vec![sentinel; n]]
+}
+
+/// The slots' values: each held a value before evaluation, and holds one after.
+fn read_back(slots: Vec<MaybeUninit<Fr>>) -> Vec<Fr> {
+    slots
+        .into_iter()
+        // SAFETY: every slot was initialized by `caller_slots`, and evaluation writes only
+        // whole values.
+        .map(|slot| unsafe { slot.assume_init() })
+        .collect()
+}
+
+fn evaluated_into_slots<C: Circuit<Fr> + Clone>(circuit: C, what: &str) {
+    let recording = Recording::record(circuit.clone()).unwrap();
+    let expected = synthesize(circuit.clone()).unwrap();
+    let [mut a, mut b, mut c] = caller_slots(expected.a.len());
+    let storage = [a.as_ptr(), b.as_ptr(), c.as_ptr()];
+    let witness = recording.witness(circuit).unwrap();
+    let evaluated = recording
+        .evaluate_to(witness, [&mut a, &mut b, &mut c])
+        .unwrap();
+    assert_eq!([a.as_ptr(), b.as_ptr(), c.as_ptr()], storage, "{what}");
+    let ours = ProverVectors {
+        a: read_back(a),
+        b: read_back(b),
+        c: read_back(c),
+        input_assignment: evaluated.input_assignment,
+        aux_assignment: evaluated.aux_assignment,
+        a_aux_density: evaluated.a_aux_density,
+        b_input_density: evaluated.b_input_density,
+        b_aux_density: evaluated.b_aux_density,
+    };
+    assert_same(&ours, &expected, what);
+}
+
+#[test]
+fn rows_written_into_caller_owned_storage_are_the_evaluated_ones() {
+    for seed in 0..20 {
+        evaluated_into_slots(
+            RandomCircuit { seed, steps: 300 },
+            &format!("random {seed}"),
+        );
+    }
+    for gadgets in [Gadgets::Bellperson, Gadgets::Synthpool] {
+        evaluated_into_slots(Sha256Circuit::sample(64, gadgets), "sha256");
+    }
+    let parts = (0..4)
+        .map(|k| RandomCircuit {
+            seed: 500 + k,
+            steps: 80,
+        })
+        .collect();
+    let extend = ExtendCircuit {
+        parts,
+        parallel: true,
+    };
+    evaluated_into_slots(extend, "extend");
+}
+
+#[test]
+fn caller_owned_storage_of_another_length_or_an_unsatisfied_witness_is_an_error() {
+    let circuit = |k, x| Scaled {
+        k,
+        x: Some(x),
+        extra: 10,
+    };
+    let recording = Recording::<Fr>::record(circuit(3, 4)).unwrap();
+    let rows = recording.shape().constraints;
+    for (side, short) in [(0, rows - 1), (2, rows + 1)] {
+        let mut slots = caller_slots(rows);
+        slots[side] = caller_slots(short)[0].clone();
+        let [a, b, c] = &mut slots;
+        let witness = recording.witness(circuit(3, 4)).unwrap();
+        let error = recording.evaluate_to(witness, [a, b, c]).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                Error::StructureMismatch { recorded, found, .. }
+                    if recorded == rows && found == short
+            ),
+            "{error}"
+        );
+    }
+    // A witness of another coefficient fails at the row `evaluate` names.
+    let [mut a, mut b, mut c] = caller_slots(rows);
+    let witness = recording.witness(circuit(5, 4)).unwrap();
+    let error = recording
+        .evaluate_to(witness, [&mut a, &mut b, &mut c])
+        .unwrap_err();
+    assert!(matches!(error, Error::Unsatisfied { row: 0 }), "{error}");
+    // One of other variable counts.
+    let witness = recording
+        .witness(NumCircuit {
+            x: Some(Fr::from(3u64)),
+            rounds: 1,
+        })
+        .unwrap();
+    let error = recording
+        .evaluate_to(witness, [&mut a, &mut b, &mut c])
+        .unwrap_err();
+    assert!(matches!(error, Error::StructureMismatch { .. }), "{error}");
 }

@@ -7,7 +7,7 @@
 //! exactly where evaluation skips them, and densities follow the same rules.
 //!
 //! What a recording promises about a witness it is given (through [`Recording::evaluate`],
-//! [`Recording::synthesize`] or [`ProvingBuffers`]):
+//! [`Recording::evaluate_to`], [`Recording::synthesize`] or [`ProvingBuffers`]):
 //! - The witness must have the recorded numbers of inputs, aux variables and constraints
 //!   (the witness generator counts `enforce` calls), and every recorded row must hold for
 //!   it, `A·w * B·w = C·w`; otherwise the result is an error naming what differs or the
@@ -42,6 +42,7 @@
 // (in `storage`: memory, or a mapped file), `witness` generates a circuit's values, `rows`
 // is what evaluation reads of the recording, and `kernel` evaluates the rows at the witness.
 mod buffers;
+mod evaluated;
 mod file;
 pub(crate) mod kernel;
 pub(crate) mod record;
@@ -50,9 +51,11 @@ pub(crate) mod storage;
 pub(crate) mod witness;
 
 use bellpepper_core::{Circuit, ConstraintSystem};
+use ec_gpu_gen::multiexp_cpu::DensityTracker;
 use ff::PrimeField;
 
 pub use self::buffers::ProvingBuffers;
+pub use self::evaluated::Evaluated;
 pub use self::file::FORMAT_VERSION;
 #[cfg(any(feature = "bellperson-0.26", feature = "bellperson-0.27"))]
 pub(crate) use self::file::{Key, KEY_LEN, TEMPORARY_SUFFIX};
@@ -510,25 +513,46 @@ impl<Scalar: PrimeField> Recording<Scalar> {
                 reserve(vector, rows.next_power_of_two(), "constraint values")?;
             }
         }
+        let rows = RowsOut::Vectors([&mut target.a, &mut target.b, &mut target.c]);
+        let densities = [
+            &mut target.a_aux_density,
+            &mut target.b_input_density,
+            &mut target.b_aux_density,
+        ];
+        self.evaluate_classified(witness, kinds, rows, densities)
+    }
+
+    /// Writes the rows and densities of `witness`, whose structure was checked and whose
+    /// values were classified into `kinds`.
+    fn evaluate_classified(
+        &self,
+        witness: &Witness<Scalar>,
+        kinds: &mut ValueKinds,
+        rows: RowsOut<'_, Scalar>,
+        densities: [&mut DensityTracker; 3],
+    ) -> Result<(), Error> {
         let values = [&witness.inputs[..], &witness.aux[..]];
         let failed = self.in_place(|| {
             kinds.convert_wide(&self.layouts, values)?;
             let claims =
                 (self.claims.len() > 0 && self.claims.hold(values)).then_some(&self.claims);
-            let failed = kernel::evaluate_rows(
-                self.rows(),
-                values,
-                (&*kinds, claims),
-                [&mut target.a, &mut target.b, &mut target.c],
-            );
+            let seen = (&*kinds, claims);
+            let failed = match rows {
+                RowsOut::Vectors(vectors) => {
+                    kernel::evaluate_rows(self.rows(), values, seen, vectors)
+                }
+                RowsOut::Slots(slots) => {
+                    kernel::evaluate_rows_into(self.rows(), values, seen, slots).ok_or(
+                        Error::InconsistentAssignment(
+                            "rows written to slots not of the rows' length",
+                        ),
+                    )?
+                }
+            };
             // The densities too are read before the mapping's last check: a file cut while
             // they are copied fails this evaluation instead of handing out wrong bits.
             if failed.is_none() {
-                self.densities.copy_into([
-                    &mut target.a_aux_density,
-                    &mut target.b_input_density,
-                    &mut target.b_aux_density,
-                ]);
+                self.densities.copy_into(densities);
             }
             Ok::<_, Error>(failed)
         })??;
@@ -537,6 +561,14 @@ impl<Scalar: PrimeField> Recording<Scalar> {
             None => Ok(()),
         }
     }
+}
+
+/// Where an evaluation writes a, b and c.
+enum RowsOut<'a, Scalar> {
+    /// Vectors it sizes (holding the rows' capacity already, or their length).
+    Vectors([&'a mut Vec<Scalar>; 3]),
+    /// Storage a caller owns, exactly the rows long: written, never resized.
+    Slots([&'a mut [std::mem::MaybeUninit<Scalar>]; 3]),
 }
 
 #[cfg(test)]

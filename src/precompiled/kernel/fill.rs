@@ -10,7 +10,8 @@
 //!    them in order from the start of its chunk, each slot once, and counts them; nothing
 //!    else writes there.
 //! 2. A vector's length is set to `len` only when every chunk reported writing exactly its
-//!    own length, so every element below `len` was written (by 1).
+//!    own length, so every element below `len` was written (by 1); slots a caller owns are
+//!    reported written on the same condition.
 //! 3. The element type is `Copy`: nothing written needs dropping, and a vector left empty
 //!    after an incomplete fill only holds spare capacity.
 
@@ -41,10 +42,10 @@ impl<T: Copy> Emit<'_, T> {
 }
 
 /// Empties `vectors` and fills each with `len` elements produced a chunk of `chunk` rows
-/// at a time on the rayon pool: `produce(first, rows, emit)` writes rows `first..first +
-/// rows` through `emit`. Returns every chunk's result, in order, with the vectors `len`
-/// long; or `None` with the vectors empty when a chunk wrote fewer than its rows. The
-/// vectors must already hold `len` of capacity (asked for where failure is an error).
+/// at a time on the rayon pool ([`fill_slots`]), then sets their length. Returns every
+/// chunk's result, in order, with the vectors `len` long; or `None` with the vectors empty
+/// when a chunk wrote fewer than its rows. The vectors must already hold `len` of capacity
+/// (asked for where failure is an error).
 pub(crate) fn fill_three<T, R, F>(
     vectors: [&mut Vec<T>; 3],
     len: usize,
@@ -61,10 +62,46 @@ where
         vector.clear();
         vector.reserve(len);
     }
-    let chunks = a.spare_capacity_mut()[..len]
+    let slots = [
+        &mut a.spare_capacity_mut()[..len],
+        &mut b.spare_capacity_mut()[..len],
+        &mut c.spare_capacity_mut()[..len],
+    ];
+    let results = fill_slots(slots, chunk, produce);
+    if results.is_some() {
+        for vector in [a, b, c] {
+            // SAFETY: `fill_slots` returned results, so every slot of `0..len` was written
+            // (invariants 1 and 2); `len` is within the capacity reserved above.
+            unsafe { vector.set_len(len) };
+        }
+    }
+    results
+}
+
+/// Writes three runs of slots of one length (a vector's spare capacity, or storage its
+/// caller owns) a chunk of `chunk` rows at a time on the rayon pool: `produce(first, rows,
+/// emit)` writes rows `first..first + rows` through `emit`. Returns every chunk's result,
+/// in order, when each chunk wrote all of its slots; `None` when one wrote fewer (or the
+/// runs differ in length).
+pub(crate) fn fill_slots<T, R, F>(
+    slots: [&mut [MaybeUninit<T>]; 3],
+    chunk: usize,
+    produce: F,
+) -> Option<Vec<R>>
+where
+    T: Copy + Send + Sync,
+    R: Send,
+    F: Fn(usize, usize, &mut Emit<'_, T>) -> R + Sync,
+{
+    let [a, b, c] = slots;
+    // Runs of other lengths could not all be written chunk by chunk.
+    if a.len() != b.len() || b.len() != c.len() {
+        return None;
+    }
+    let chunks = a
         .par_chunks_mut(chunk)
-        .zip(b.spare_capacity_mut()[..len].par_chunks_mut(chunk))
-        .zip(c.spare_capacity_mut()[..len].par_chunks_mut(chunk));
+        .zip(b.par_chunks_mut(chunk))
+        .zip(c.par_chunks_mut(chunk));
     // A task per chunk, so no thread waits out another's last share of the chunks.
     let results: Vec<Option<R>> = chunks
         .enumerate()
@@ -79,16 +116,7 @@ where
             (emit.written == [rows; 3]).then_some(result)
         })
         .collect();
-    let results: Option<Vec<R>> = results.into_iter().collect();
-    if results.is_some() {
-        for vector in [a, b, c] {
-            // SAFETY: every chunk wrote all of its slots (checked just above), in order
-            // and only through `Emit::emit` (invariants 1 and 2), so elements `0..len` are
-            // initialized; `len` is within the capacity reserved above.
-            unsafe { vector.set_len(len) };
-        }
-    }
-    results
+    results.into_iter().collect()
 }
 
 #[cfg(test)]

@@ -35,12 +35,14 @@ pub(crate) mod sums;
 #[cfg(test)]
 mod tests;
 
+use std::mem::MaybeUninit;
+
 use ff::PrimeField;
 use rayon::prelude::*;
 
 use self::field::FieldSum;
 use self::integer::IntegerSum;
-use crate::precompiled::kernel::fill::fill_three;
+use crate::precompiled::kernel::fill::{fill_slots, fill_three};
 use crate::precompiled::kernel::output::{BlockOutput, Fresh, InPlace, Streamed};
 use crate::precompiled::kernel::sums::NOT_INTEGER;
 use crate::precompiled::rows::claims::Claims;
@@ -260,6 +262,34 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
     )
     .expect("evaluation writes every row of its chunk");
     results.into_iter().flatten().min()
+}
+
+/// Writes the matrices' rows into `slots` (a, b, c, storage a caller owns) on the rayon
+/// pool, each slot once; returns the first row that is not satisfied, if any, or `None`
+/// where the slots are not the rows' length (nothing written then).
+#[inline(never)] // as `evaluate_rows`
+pub(crate) fn evaluate_rows_into<Scalar: PrimeField>(
+    recorded: RecordedRows<'_, Scalar>,
+    [inputs, aux]: [&[Scalar]; 2],
+    (kinds, claims): (&ValueKinds, Option<&Claims<Scalar>>),
+    slots: [&mut [MaybeUninit<Scalar>]; 3],
+) -> Option<Option<usize>> {
+    let matrices = recorded.matrices;
+    if slots.iter().any(|slots| slots.len() != matrices[0].rows()) {
+        return None;
+    }
+    let rows = Rows {
+        recorded,
+        inputs,
+        aux,
+        kinds,
+        claims,
+    };
+    let results = fill_slots(slots, ROWS_PER_TASK, |first, chunk_rows, emit| {
+        let out = Fresh::new(emit, Scalar::ZERO);
+        rows.evaluate(matrices, first, chunk_rows, out)
+    })?;
+    Some(results.into_iter().flatten().min())
 }
 
 /// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
