@@ -21,18 +21,29 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
+use crate::precompiled::kernel::streamed;
+
 /// Where a chunk's producer writes: runs of values for the three vectors, in order.
 pub(crate) struct Emit<'a, T> {
     slots: [&'a mut [MaybeUninit<T>]; 3],
     written: [usize; 3],
+    /// Written with streaming stores ([`streamed::store_uninit`]).
+    streamed: bool,
 }
 
-impl<T: Copy> Emit<'_, T> {
+impl<T: Copy + 'static> Emit<'_, T> {
     /// Appends `values[i]` to vector `i`'s part of this chunk. Values past the chunk's end
     /// are neither written nor counted: a producer that overruns is caught by the count.
     #[inline]
     pub(crate) fn emit(&mut self, values: [&[T]; 3]) {
         for ((slots, written), values) in self.slots.iter_mut().zip(&mut self.written).zip(values) {
+            if self.streamed {
+                let free = &mut slots[*written..];
+                let count = free.len().min(values.len());
+                streamed::store_uninit(&mut free[..count], &values[..count]);
+                *written += count;
+                continue;
+            }
             for (slot, value) in slots[*written..].iter_mut().zip(values) {
                 slot.write(*value);
                 *written += 1;
@@ -53,7 +64,7 @@ pub(crate) fn fill_three<T, R, F>(
     produce: F,
 ) -> Option<Vec<R>>
 where
-    T: Copy + Send + Sync,
+    T: Copy + Send + Sync + 'static,
     R: Send,
     F: Fn(usize, usize, &mut Emit<'_, T>) -> R + Sync,
 {
@@ -67,7 +78,7 @@ where
         &mut b.spare_capacity_mut()[..len],
         &mut c.spare_capacity_mut()[..len],
     ];
-    let results = fill_slots(slots, chunk, produce);
+    let results = fill_slots(slots, chunk, false, produce);
     if results.is_some() {
         for vector in [a, b, c] {
             // SAFETY: `fill_slots` returned results, so every slot of `0..len` was written
@@ -80,16 +91,18 @@ where
 
 /// Writes three runs of slots of one length (a vector's spare capacity, or storage its
 /// caller owns) a chunk of `chunk` rows at a time on the rayon pool: `produce(first, rows,
-/// emit)` writes rows `first..first + rows` through `emit`. Returns every chunk's result,
-/// in order, when each chunk wrote all of its slots; `None` when one wrote fewer (or the
+/// emit)` writes rows `first..first + rows` through `emit`, with streaming stores where
+/// `streamed` says (each chunk fenced once written). Returns every chunk's result, in
+/// order, when each chunk wrote all of its slots; `None` when one wrote fewer (or the
 /// runs differ in length).
 pub(crate) fn fill_slots<T, R, F>(
     slots: [&mut [MaybeUninit<T>]; 3],
     chunk: usize,
+    streamed: bool,
     produce: F,
 ) -> Option<Vec<R>>
 where
-    T: Copy + Send + Sync,
+    T: Copy + Send + Sync + 'static,
     R: Send,
     F: Fn(usize, usize, &mut Emit<'_, T>) -> R + Sync,
 {
@@ -111,8 +124,12 @@ where
             let mut emit = Emit {
                 slots: [a, b, c],
                 written: [0; 3],
+                streamed,
             };
             let result = produce(index * chunk, rows, &mut emit);
+            if streamed {
+                streamed::fence();
+            }
             (emit.written == [rows; 3]).then_some(result)
         })
         .collect();

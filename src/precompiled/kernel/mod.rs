@@ -285,7 +285,10 @@ pub(crate) fn evaluate_rows_into<Scalar: PrimeField>(
         kinds,
         claims,
     };
-    let results = fill_slots(slots, ROWS_PER_TASK, |first, chunk_rows, emit| {
+    // Storage a caller keeps from proof to proof is written as the previous proof's
+    // vectors are: streamed, past the caches.
+    let streams = streamed::streams::<Scalar>();
+    let results = fill_slots(slots, ROWS_PER_TASK, streams, |first, chunk_rows, emit| {
         let out = Fresh::new(emit, Scalar::ZERO);
         rows.evaluate(matrices, first, chunk_rows, out)
     })?;

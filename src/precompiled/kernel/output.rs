@@ -103,7 +103,7 @@ impl<'a, 'b, Scalar: Copy> Fresh<'a, 'b, Scalar> {
     }
 }
 
-impl<Scalar: Copy> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
+impl<Scalar: Copy + 'static> BlockOutput<Scalar> for Fresh<'_, '_, Scalar> {
     #[inline(always)]
     fn block(&mut self, _: usize, count: usize) -> [&mut [Scalar]; 3] {
         self.block.rows(count)

@@ -6,7 +6,8 @@
 //! first reads the line it writes, so each byte written crosses the memory bus twice, and
 //! the bus is what evaluation on several threads runs short of. Streaming stores write the
 //! line without reading it. Fresh vectors are not streamed: their first write faults the
-//! page in either way (the measurements: docs/journal.md).
+//! page in either way; storage a caller owns is (`Recording::evaluate_to`), since it is
+//! kept from proof to proof as recycled vectors are (the measurements: docs/journal.md).
 
 #[cfg(all(target_arch = "x86_64", feature = "neptune-11"))]
 #[allow(unsafe_code)]
@@ -19,7 +20,7 @@ mod arch;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub(crate) use arch::{fence, store};
+pub(crate) use arch::{fence, store, store_uninit};
 
 /// Whether rows over recycled vectors are streamed (`tuning::Knobs::streamed_rows`).
 static STREAMING: AtomicBool = AtomicBool::new(true);

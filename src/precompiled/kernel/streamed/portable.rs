@@ -13,6 +13,15 @@ pub(crate) fn store<T: Copy + 'static>(out: &mut [T], values: &[T]) {
     out.copy_from_slice(values);
 }
 
+/// Writes `values` into slots not written yet (storage a caller owns).
+#[inline(always)]
+pub(crate) fn store_uninit<T: Copy + 'static>(out: &mut [std::mem::MaybeUninit<T>], values: &[T]) {
+    assert_eq!(out.len(), values.len());
+    for (slot, value) in out.iter_mut().zip(values) {
+        slot.write(*value);
+    }
+}
+
 /// Nothing to order: no streaming stores in this build.
 #[inline]
 pub(crate) fn fence() {}

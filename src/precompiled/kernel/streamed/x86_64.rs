@@ -2,6 +2,7 @@
 //! every x86_64 CPU).
 
 use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+use std::mem::MaybeUninit;
 
 use crate::lanes::is_blstrs;
 
@@ -21,22 +22,41 @@ pub(super) fn streams<Scalar: 'static>() -> bool {
 #[inline(always)]
 pub(crate) fn store<T: Copy + 'static>(out: &mut [T], values: &[T]) {
     assert_eq!(out.len(), values.len());
-    let (from, to) = (
-        values.as_ptr().cast::<__m128i>(),
-        out.as_mut_ptr().cast::<__m128i>(),
-    );
-    if !is_blstrs::<T>() || !to.is_aligned() {
+    if !streamed_to(out.as_mut_ptr().cast(), values) {
         out.copy_from_slice(values);
-        return;
+    }
+}
+
+/// [`store`] into slots not written yet (storage a caller owns).
+#[inline(always)]
+pub(crate) fn store_uninit<T: Copy + 'static>(out: &mut [MaybeUninit<T>], values: &[T]) {
+    assert_eq!(out.len(), values.len());
+    if !streamed_to(out.as_mut_ptr().cast(), values) {
+        for (slot, value) in out.iter_mut().zip(values) {
+            slot.write(*value);
+        }
+    }
+}
+
+/// Writes `values` to `to`, which the caller has as a slice of as many `T` (checked by
+/// `store` and `store_uninit`), with streaming stores, where `T` is blstrs' scalar and `to`
+/// on a 16-byte boundary; otherwise writes nothing and says so.
+#[inline(always)]
+fn streamed_to<T: Copy + 'static>(to: *mut __m128i, values: &[T]) -> bool {
+    let from = values.as_ptr().cast::<__m128i>();
+    if !is_blstrs::<T>() || !to.is_aligned() {
+        return false;
     }
     let words = std::mem::size_of_val(values) / 16;
     for word in 0..words {
-        // SAFETY: `T` is blstrs' scalar (checked above), 32 bytes of plain limbs, so both
-        // slices are `words` whole 16-byte words of initialized integers; the unaligned
-        // load reads within `values`, and the store writes within `out` (checked to be
-        // 16-byte aligned, which `movntdq` needs); SSE2 is part of x86_64.
+        // SAFETY: `T` is blstrs' scalar (checked above), 32 bytes of plain limbs, so
+        // `values` is `words` whole 16-byte words of initialized integers and `to` (a slice
+        // of as many `T`, its callers' argument) has room for them; the unaligned load
+        // reads within `values`, and the store writes within `to` (checked to be 16-byte
+        // aligned, which `movntdq` needs) without reading it; SSE2 is part of x86_64.
         unsafe { _mm_stream_si128(to.add(word), _mm_loadu_si128(from.add(word))) };
     }
+    true
 }
 
 /// Orders this thread's streaming stores before its later stores, so a thread that sees
