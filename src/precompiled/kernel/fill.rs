@@ -1,9 +1,7 @@
 //! Filling three vectors in parallel without zero-filling them first: every element of a
 //! fresh a, b, c is written exactly once, by evaluation, so writing zeros beforehand (what a
-//! safe `resize` does) is a whole extra pass over hundreds of megabytes per proof. Measured
-//! against resize-then-overwrite, same machine, labeling circuit, evaluation per constraint:
-//! 23-28 against 32-36 ns on two threads, 42-44 against 45-50 on one (freed pages retained);
-//! with jemalloc returning pages, 46-51 against 65-73 on two threads, even on one.
+//! safe `resize` does) is a whole extra pass over hundreds of megabytes per proof, measured
+//! slower (docs/journal.md, 2026-11-30).
 //!
 //! Invariants this module relies on, and keeps:
 //! 1. Values reach the vectors' spare capacity only through [`Emit::emit`], which writes
