@@ -84,7 +84,22 @@ struct Rows<'a, Scalar> {
     claims: Option<&'a Claims<Scalar>>,
 }
 
-impl<Scalar: PrimeField> Rows<'_, Scalar> {
+impl<'a, Scalar: PrimeField> Rows<'a, Scalar> {
+    /// The rows of `recorded` at the values `[inputs, aux]`, classified as `seen` says.
+    fn at(
+        recorded: RecordedRows<'a, Scalar>,
+        [inputs, aux]: [&'a [Scalar]; 2],
+        (kinds, claims): (&'a ValueKinds, Option<&'a Claims<Scalar>>),
+    ) -> Self {
+        Rows {
+            recorded,
+            inputs,
+            aux,
+            kinds,
+            claims,
+        }
+    }
+
     /// The value at a column's position: aux values first, then inputs.
     #[inline]
     fn value(&self, column: u32) -> Scalar {
@@ -218,18 +233,12 @@ trait RowSum<Scalar> {
 #[inline(never)] // called once per evaluation; kept apart so profiles can single it out
 pub(crate) fn evaluate_rows<Scalar: PrimeField>(
     recorded: RecordedRows<'_, Scalar>,
-    [inputs, aux]: [&[Scalar]; 2],
-    (kinds, claims): (&ValueKinds, Option<&Claims<Scalar>>),
+    values: [&[Scalar]; 2],
+    seen: (&ValueKinds, Option<&Claims<Scalar>>),
     [a, b, c]: [&mut Vec<Scalar>; 3],
 ) -> Option<usize> {
     let matrices = recorded.matrices;
-    let rows = Rows {
-        recorded,
-        inputs,
-        aux,
-        kinds,
-        claims,
-    };
+    let rows = Rows::at(recorded, values, seen);
     let count = matrices[0].rows();
     if [a.len(), b.len(), c.len()] == [count; 3] {
         let streams = streamed::streams::<Scalar>();
@@ -270,21 +279,15 @@ pub(crate) fn evaluate_rows<Scalar: PrimeField>(
 #[inline(never)] // as `evaluate_rows`
 pub(crate) fn evaluate_rows_into<Scalar: PrimeField>(
     recorded: RecordedRows<'_, Scalar>,
-    [inputs, aux]: [&[Scalar]; 2],
-    (kinds, claims): (&ValueKinds, Option<&Claims<Scalar>>),
+    values: [&[Scalar]; 2],
+    seen: (&ValueKinds, Option<&Claims<Scalar>>),
     slots: [&mut [MaybeUninit<Scalar>]; 3],
 ) -> Option<Option<usize>> {
     let matrices = recorded.matrices;
     if slots.iter().any(|slots| slots.len() != matrices[0].rows()) {
         return None;
     }
-    let rows = Rows {
-        recorded,
-        inputs,
-        aux,
-        kinds,
-        claims,
-    };
+    let rows = Rows::at(recorded, values, seen);
     // Storage a caller keeps from proof to proof is written as the previous proof's
     // vectors are: streamed, past the caches.
     let streams = streamed::streams::<Scalar>();
@@ -295,23 +298,17 @@ pub(crate) fn evaluate_rows_into<Scalar: PrimeField>(
     Some(results.into_iter().flatten().min())
 }
 
-/// The first row whose evaluation against `inputs` and `aux` differs from `expected` (a,
+/// The first row whose evaluation against `values` (inputs, aux) differs from `expected` (a,
 /// b, c), evaluated on the rayon pool a chunk at a time: every row summed, but the rows of
 /// A that state a value, which are that value when `claims` (checked to hold) is given.
 pub(crate) fn first_difference<Scalar: PrimeField>(
     recorded: RecordedRows<'_, Scalar>,
-    [inputs, aux]: [&[Scalar]; 2],
-    (kinds, claims): (&ValueKinds, Option<&Claims<Scalar>>),
+    values: [&[Scalar]; 2],
+    seen: (&ValueKinds, Option<&Claims<Scalar>>),
     expected: [&[Scalar]; 3],
 ) -> Option<usize> {
     let matrices = recorded.matrices;
-    let rows = Rows {
-        recorded,
-        inputs,
-        aux,
-        kinds,
-        claims,
-    };
+    let rows = Rows::at(recorded, values, seen);
     let chunks = expected[0].len().div_ceil(ROWS_PER_TASK);
     (0..chunks)
         .into_par_iter()
