@@ -119,8 +119,6 @@ pub fn set(knobs: Knobs) {
 pub fn record_first_member<Scalar: PrimeField, C: Circuit<Scalar>>(
     circuit: C,
 ) -> Result<(Recording<Scalar>, ProverVectors<Scalar>), Error> {
-    let (recording, vectors) = Recording::record_and_synthesize(circuit)?;
-    let recording = recording?;
-    recording.reproduces(&vectors)?;
-    Ok((recording, vectors))
+    let (vectors, recording) = Recording::synthesize_and_record(circuit)?;
+    Ok((recording?, vectors))
 }

@@ -25,8 +25,13 @@ fn check<C: Circuit<Fr> + Clone>(circuit: C, what: &str) -> Recording<Fr> {
     assert_eq!(recording.shape(), expected.shape(), "{what}: shape");
     let ours = recording.synthesize(circuit.clone()).unwrap();
     assert_same(&ours, &expected, what);
-    let (again, witness) = Recording::record_with_witness(circuit).unwrap();
+    let (again, witness) = Recording::record_with_witness(circuit.clone()).unwrap();
     assert_same(&again.evaluate(witness).unwrap(), &expected, what);
+    // Synthesized directly while recorded: those vectors, and a recording that gives them.
+    let (vectors, checked) = Recording::synthesize_and_record(circuit.clone()).unwrap();
+    assert_same(&vectors, &expected, what);
+    let checked = checked.unwrap_or_else(|why| panic!("{what}: not recorded: {why}"));
+    assert_same(&checked.synthesize(circuit).unwrap(), &expected, what);
     recording
 }
 

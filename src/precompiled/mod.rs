@@ -262,6 +262,23 @@ impl<Scalar: PrimeField> Recording<Scalar> {
         Ok((recording, assignment.into_vectors()?))
     }
 
+    /// Synthesizes `circuit` directly and records it in the same pass, for a caller that
+    /// must prove now and would use a recording from the next proof on: the vectors are what
+    /// [`crate::synthesize`] returns; the recording comes with them only once it has been
+    /// checked to reproduce them exactly, else the reason it cannot serve (a circuit the
+    /// format cannot hold, or one it does not reproduce). An error only when the circuit
+    /// itself fails, as direct synthesis would.
+    pub fn synthesize_and_record<C: Circuit<Scalar>>(
+        circuit: C,
+    ) -> Result<(ProverVectors<Scalar>, Result<Self, Error>), Error> {
+        let (recording, vectors) = Self::record_and_synthesize(circuit)?;
+        let checked = recording.and_then(|recording| {
+            recording.reproduces(&vectors)?;
+            Ok(recording)
+        });
+        Ok((vectors, checked))
+    }
+
     /// One pass of `circuit` through a recorder with `V` as its companion: an error when the
     /// circuit itself fails; else the recording (or why it was refused) and the companion.
     fn record_with<V: Companion<Scalar>, C: Circuit<Scalar>>(
