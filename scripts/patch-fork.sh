@@ -38,7 +38,13 @@
 #      from a recording), upstream's row kept elsewhere (direct synthesis, where each branch
 #      would copy the tree so far).
 #
-# Usage: scripts/patch-fork.sh DIR
+# Usage: scripts/patch-fork.sh [--circuits-only] DIR
+#
+# --circuits-only leaves out 4 and 6 and storage-proofs-core's dependency: the circuits
+# only, for a prover that synthesizes on its own (curio's cuzk, scripts/patch-cuzk.sh);
+# and storage-proofs-update/src/circuit.rs's `EmptySectorUpdateCircuit` gains `Clone` (for
+# any tree type, as the PoRep and PoSt circuits have it), so that prover can keep a
+# partition's circuit to synthesize again where synthpool fails on it.
 #
 # Every file is checked before any is changed: when an expected line is missing the script
 # names the file and exits non-zero, changing nothing. Running it again on a patched
@@ -47,9 +53,14 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 DIR   (DIR: a filecoin-proofs 19.x workspace checkout)" >&2
+    echo "usage: $0 [--circuits-only] DIR   (DIR: a filecoin-proofs 19.x workspace checkout)" >&2
     exit 2
 }
+CIRCUITS_ONLY=0
+if [[ ${1-} == --circuits-only ]]; then
+    CIRCUITS_ONLY=1
+    shift
+fi
 [[ $# -eq 1 ]] || usage
 command -v perl >/dev/null || { echo "patch-fork: perl is required" >&2; exit 2; }
 
@@ -449,6 +460,29 @@ edit() {
             spread_apex_rows();
         } elsif ($kind eq "spread-sectors") {
             spread_sectors();
+        } elsif ($kind eq "clone-update") {
+            my $marker = "// synthpool: the SnapDeals circuit clones whatever its tree type";
+            if (index($text, $marker) < 0) {
+                my $derived = "#[derive(Clone)]\npub struct PrivateInputs<TreeR>\n";
+                my $at = index($text, $derived);
+                $at >= 0 or die "patch-fork: $file: expected `#[derive(Clone)]` on `PrivateInputs<TreeR>`, not found\n";
+                substr($text, $at, length($derived)) = "pub struct PrivateInputs<TreeR>\n";
+                my $component = "impl<TreeR> CircuitComponent for EmptySectorUpdateCircuit<TreeR>\n";
+                $at = index($text, $component);
+                $at >= 0 or die "patch-fork: $file: expected `$component` not found\n";
+                my $bound = "where\n    TreeR: MerkleTreeTrait<Hasher = TreeRHasher>,\n";
+                substr($text, $at, 0) = "$marker (as the PoRep and\n"
+                    . "// PoSt circuits do), so a prover can keep a partition\x27s circuit for a second synthesis.\n"
+                    . "impl<TreeR> Clone for PrivateInputs<TreeR>\n$bound\{\n"
+                    . "    fn clone(&self) -> Self {\n        PrivateInputs {\n"
+                    . "            comm_c: self.comm_c,\n            root_r_old: self.root_r_old,\n"
+                    . "            root_r_new: self.root_r_new,\n            apex_leafs: self.apex_leafs.clone(),\n"
+                    . "            challenge_proofs: self.challenge_proofs.clone(),\n        }\n    }\n}\n\n"
+                    . "impl<TreeR> Clone for EmptySectorUpdateCircuit<TreeR>\n$bound\{\n"
+                    . "    fn clone(&self) -> Self {\n        EmptySectorUpdateCircuit {\n"
+                    . "            pub_params: self.pub_params.clone(),\n            pub_inputs: self.pub_inputs.clone(),\n"
+                    . "            priv_inputs: self.priv_inputs.clone(),\n        }\n    }\n}\n\n";
+            }
         } elsif ($kind eq "gpu-features") {
             gpu_features();
         } elsif ($kind eq "prover") {
@@ -496,6 +530,14 @@ EDITS=(
     "spread-apex $UPDATE_GADGETS"
 )
 
+if [[ $CIRCUITS_ONLY == 1 ]]; then
+    circuits=()
+    for entry in "${EDITS[@]}"; do
+        [[ $entry == "dependency-with-prover "* || $entry == "gpu-features "* || $entry == "prover "* ]] ||
+            circuits+=("$entry")
+    done
+    EDITS=("${circuits[@]}" "clone-update $UPDATE_CIRCUIT")
+fi
 for entry in "${EDITS[@]}"; do
     read -r kind file <<<"$entry"
     edit check "$kind" "$file" >/dev/null
