@@ -385,6 +385,7 @@ fn replaced(before: &str, old: &str, new: &str) -> String {
 fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_match_upstream() {
     let checkout = lay_out_published_crates();
     let original = refuses_an_unrecognised_checkout(&checkout);
+    circuits_only_leaves_the_prover_alone(&checkout);
     let (after, edits) = applies_exactly_the_recipe(&checkout, &original);
     changes_nothing_when_run_again(&checkout, &after, edits);
     upgrades_an_earlier_recipe(&checkout, &after);
@@ -396,6 +397,46 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
     upstreams_update_circuit_tests_pass(&checkout);
     upstreams_compound_proofs_pass(&checkout);
     points_filecoin_ffi_at_the_checkout(&checkout);
+}
+
+/// `--circuits-only` (scripts/patch-cuzk.sh's mode), on a copy: the circuits' edits, the
+/// SnapDeals circuit made `Clone`, nothing of the prover (compound_proof.rs and
+/// storage-proofs-core's manifest as published); a second run changes nothing.
+fn circuits_only_leaves_the_prover_alone(checkout: &Path) {
+    let copy = scratch().join("circuits-only");
+    if copy.exists() {
+        fs::remove_dir_all(&copy).unwrap();
+    }
+    copy_tree(checkout, &copy);
+    let published = snapshot(&copy);
+    let run = || {
+        let output = Command::new(repository().join("scripts/patch-fork.sh"))
+            .arg("--circuits-only")
+            .arg(&copy)
+            .output()
+            .unwrap();
+        succeeded("patch-fork.sh --circuits-only", output)
+    };
+    run();
+    let patched = snapshot(&copy);
+    for unchanged in [
+        "storage-proofs-core/src/compound_proof.rs",
+        "storage-proofs-core/Cargo.toml",
+    ] {
+        assert!(
+            patched[Path::new(unchanged)] == published[Path::new(unchanged)],
+            "{unchanged} changed"
+        );
+    }
+    let update = text(&patched, "storage-proofs-update/src/circuit.rs");
+    assert!(update.contains("impl<TreeR> Clone for EmptySectorUpdateCircuit<TreeR>\n"));
+    assert!(!update.contains("#[derive(Clone)]\npub struct PrivateInputs<TreeR>"));
+    assert!(text(&patched, "storage-proofs-porep/src/stacked/circuit/proof.rs")
+        .contains("synthpool::branches::spread"));
+    let again = run();
+    assert!(!again.contains(": patched"), "a second run patched:\n{again}");
+    assert!(snapshot(&copy) == patched, "a second run changed files");
+    fs::remove_dir_all(&copy).unwrap();
 }
 
 /// The published crates laid out as a filecoin-proofs checkout, with the kit's workspace,

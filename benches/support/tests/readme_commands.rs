@@ -117,10 +117,10 @@ fn patch_fork(command: &str, script: &str) {
     // The README runs it from beside the checkout: `synthpool/scripts/...`.
     let script = script.strip_prefix("synthpool/").unwrap_or(script);
     let missing = scratch("patch-fork").join("no-such-checkout");
-    let arguments = if script.ends_with("patch-ffi.sh") {
-        2
-    } else {
+    let arguments = if script.ends_with("patch-fork.sh") {
         1
+    } else {
+        2
     };
     let output = Command::new("bash")
         .arg(repository().join(script))
@@ -240,6 +240,10 @@ fn every_command_of_the_readme_runs_in_its_cheapest_form() {
                 patch_fork(command, script);
                 kinds.insert("patch-ffi");
             }
+            [script, _, _] if script.ends_with("scripts/patch-cuzk.sh") => {
+                patch_fork(command, script);
+                kinds.insert("patch-cuzk");
+            }
             ["cd", dir, "&&", "cargo", "run", "--release", "--", proofs @ ..]
                 if dir.ends_with("tools/record") =>
             {
@@ -251,7 +255,7 @@ fn every_command_of_the_readme_runs_in_its_cheapest_form() {
     }
     assert_eq!(
         kinds.into_iter().collect::<Vec<_>>(),
-        ["bench", "patch-ffi", "patch-fork", "record", "test"],
+        ["bench", "patch-cuzk", "patch-ffi", "patch-fork", "record", "test"],
         "the README shows each of the project's commands"
     );
     // The measuring commands live beside the measurements.
