@@ -392,6 +392,7 @@ fn patch_fork_applies_the_recipe_to_filecoin_proofs_19_1_and_its_real_circuits_m
     forwards_gpu_features_written_on_one_line(&checkout, &after);
     compiles_on_our_core_alone(&checkout);
     real_circuits_match_upstream(&checkout);
+    cuzk_seam_matches_direct_synthesis();
     writes_a_test_srs_once();
     upstreams_stacked_circuit_tests_pass(&checkout);
     upstreams_update_circuit_tests_pass(&checkout);
@@ -431,10 +432,16 @@ fn circuits_only_leaves_the_prover_alone(checkout: &Path) {
     let update = text(&patched, "storage-proofs-update/src/circuit.rs");
     assert!(update.contains("impl<TreeR> Clone for EmptySectorUpdateCircuit<TreeR>\n"));
     assert!(!update.contains("#[derive(Clone)]\npub struct PrivateInputs<TreeR>"));
-    assert!(text(&patched, "storage-proofs-porep/src/stacked/circuit/proof.rs")
-        .contains("synthpool::branches::spread"));
+    assert!(text(
+        &patched,
+        "storage-proofs-porep/src/stacked/circuit/proof.rs"
+    )
+    .contains("synthpool::branches::spread"));
     let again = run();
-    assert!(!again.contains(": patched"), "a second run patched:\n{again}");
+    assert!(
+        !again.contains(": patched"),
+        "a second run patched:\n{again}"
+    );
     assert!(snapshot(&copy) == patched, "a second run changed files");
     fs::remove_dir_all(&copy).unwrap();
 }
@@ -456,10 +463,9 @@ fn lay_out_published_crates() -> PathBuf {
     )
     .unwrap();
     fs::copy(manifests.join("Cargo.lock"), checkout.join("Cargo.lock")).unwrap();
-    copy_tree(
-        &manifests.join("real-circuit"),
-        &checkout.join("real-circuit"),
-    );
+    for tool in ["real-circuit", "cuzk-standin"] {
+        copy_tree(&manifests.join(tool), &checkout.join(tool));
+    }
 
     checkout
 }
@@ -896,7 +902,18 @@ fn compiles_on_our_core_alone(checkout: &Path) {
 /// upstream's, pre-compiled vectors that differ from direct synthesis, direct synthesis on
 /// its threads that differs from one thread's, or a proof that differs from bellperson's.
 fn real_circuits_match_upstream(checkout: &Path) {
-    cargo(checkout, &["build", "--release", "-p", "real-circuit"]);
+    // With the cuzk stand-in, in one build: the features of their shared crates unified.
+    cargo(
+        checkout,
+        &[
+            "build",
+            "--release",
+            "-p",
+            "real-circuit",
+            "-p",
+            "cuzk-standin",
+        ],
+    );
     let tool = scratch().join("target/release/real-circuit");
     let real_circuit = |threads: &str, args: &[&str]| {
         let output = Command::new(&tool)
@@ -924,6 +941,38 @@ fn real_circuits_match_upstream(checkout: &Path) {
             let line =
                 format!("drop-in, {batch}: 2 proofs byte-identical to bellperson's, verified");
             assert!(out.contains(&line), "{circuit}: {out}");
+        }
+    }
+}
+
+/// synthpool's seam for cuzk (`scripts/cuzk/synthpool_seam.rs`), compiled as in cuzk-core
+/// against the stand-ins of `tests/fork-kit/cuzk-standin` (built beside real-circuit), on
+/// every real circuit: a first batch recorded, batches from the recording into pinned
+/// buffers and onto the heap, a fallback forced, and another structure under one key, each
+/// prover identical to direct synthesis (and the circuit's constraints to upstream's).
+fn cuzk_seam_matches_direct_synthesis() {
+    let tool = scratch().join("target/release/cuzk-standin");
+    for circuit in ["2KiB", "8MiB", "window-post", "winning-post", "snap"] {
+        let output = Command::new(&tool)
+            .arg(circuit)
+            .env("RAYON_NUM_THREADS", "2")
+            .output()
+            .expect("cuzk-standin starts");
+        let out = succeeded(&format!("cuzk-standin {circuit}"), output);
+        let mut expected = vec![
+            "identical to upstream's".to_string(),
+            format!("{circuit}: first batch: recorded beside its synthesis, 2 circuits identical"),
+            format!("{circuit}: from the recording into pinned buffers: 2 circuits identical, 6 buffers back in the pool"),
+            format!("{circuit}: from the recording, no room in the pool: 2 circuits identical, on the heap"),
+            format!("{circuit}: fallback forced (synthesis failed: "),
+        ];
+        if circuit == "8MiB" || circuit == "winning-post" {
+            expected.push(format!(
+                "{circuit}: under a key another structure holds: refused (the witness has"
+            ));
+        }
+        for line in expected {
+            assert!(out.contains(&line), "{circuit}: no `{line}` in:\n{out}");
         }
     }
 }

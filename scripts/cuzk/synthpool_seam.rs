@@ -80,7 +80,15 @@ pub enum Declined {
 impl std::fmt::Display for Declined {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Declined::Failed(error) => write!(f, "{error}"),
+            Declined::Failed(error) => {
+                write!(f, "{error}")?;
+                let mut source = std::error::Error::source(error);
+                while let Some(cause) = source {
+                    write!(f, ": {cause}")?;
+                    source = cause.source();
+                }
+                Ok(())
+            }
             Declined::Refused => f.write_str("its structure cannot be recorded"),
         }
     }

@@ -255,7 +255,14 @@ fn every_command_of_the_readme_runs_in_its_cheapest_form() {
     }
     assert_eq!(
         kinds.into_iter().collect::<Vec<_>>(),
-        ["bench", "patch-cuzk", "patch-ffi", "patch-fork", "record", "test"],
+        [
+            "bench",
+            "patch-cuzk",
+            "patch-ffi",
+            "patch-fork",
+            "record",
+            "test"
+        ],
         "the README shows each of the project's commands"
     );
     // The measuring commands live beside the measurements.

@@ -111,7 +111,7 @@ pub fn porep(
     nodes: usize,
     rng: &mut XorShiftRng,
     dir: &Path,
-) -> Result<Partitions<impl Circuit<Fr> + Clone + Send>, Error> {
+) -> Result<Partitions<impl Circuit<Fr> + Clone + Send + Sync>, Error> {
     let data = random_data(nodes, rng);
     let sealed = seal(&data, rng, dir)?;
     let public = PublicInputs::<PoseidonDomain, _> {
@@ -143,7 +143,7 @@ pub fn post(
     challenges: usize,
     rng: &mut XorShiftRng,
     dir: &Path,
-) -> Result<Partitions<impl Circuit<Fr> + Clone + Send>, Error> {
+) -> Result<Partitions<impl Circuit<Fr> + Clone + Send + Sync>, Error> {
     let leaves = 2048 / 32;
     let trees: Vec<_> = (0..sectors)
         .map(|_| generate_tree::<TreeR, _>(rng, leaves, Some(dir.to_path_buf())).1)
