@@ -104,10 +104,15 @@ fi
 crate_version() {
     perl -ne 'if (/^\[package\]/) { $p = 1 } elsif (/^\[/) { $p = 0 } print $1 if $p && /^version\s*=\s*"([^"]+)"/' "$1"
 }
+# Each crate with the versions that release has: the git tag filecoin-proofs-v19.0.1 leaves
+# filecoin-hashers, fr32 and sha2raw at x.y.0 in their manifests, while crates.io has the
+# same sources as x.y.1 (what cuzk's lock names).
 FAMILY=()
-for crate in filecoin-hashers:14.0.1 storage-proofs-core:19.0.1 storage-proofs-porep:19.0.1 \
-    storage-proofs-post:19.0.1 storage-proofs-update:19.0.1 filecoin-proofs:19.0.1 fr32:12.0.1 sha2raw:14.0.1; do
+for crate in filecoin-hashers:14.0.1:14.0.0 storage-proofs-core:19.0.1 storage-proofs-porep:19.0.1 \
+    storage-proofs-post:19.0.1 storage-proofs-update:19.0.1 filecoin-proofs:19.0.1 \
+    fr32:12.0.1:12.0.0 sha2raw:14.0.1:14.0.0; do
     name=${crate%%:*}
+    versions=${crate#*:}
     toml=$FORK/$name/Cargo.toml
     if [[ ! -f $toml ]]; then
         [[ $name == filecoin-proofs || $name == fr32 || $name == sha2raw ]] ||
@@ -115,9 +120,9 @@ for crate in filecoin-hashers:14.0.1 storage-proofs-core:19.0.1 storage-proofs-p
         continue
     fi
     found=$(crate_version "$toml")
-    [[ $found == "${crate##*:}" ]] ||
-        fail "$toml: $name $found; cuzk at curio v1.28.4 builds on $name ${crate##*:} (filecoin-proofs 19.0.1): check out that release"
-    FAMILY+=("$name")
+    [[ ":$versions:" == *":$found:"* ]] ||
+        fail "$toml: $name $found; cuzk at curio v1.28.4 builds on $name ${versions%%:*} (filecoin-proofs 19.0.1): check out that release"
+    FAMILY+=("$name:$found")
 done
 ! grep -q 'synthpool' "$FORK/storage-proofs-core/Cargo.toml" ||
     fail "$FORK/storage-proofs-core/Cargo.toml: patched with the prover edit (scripts/patch-fork.sh without --circuits-only), which cuzk's bellperson fork cannot build: use a fresh checkout"
@@ -153,7 +158,8 @@ edit() {
         }
         if ($kind eq "workspace") {
             my @lines = ("bellpepper-core = { path = \"$gadgets\" }");
-            push @lines, map { "$_ = { path = \"$ENV{FORK}/$_\" }" } split / /, $ENV{FAMILY};
+            push @lines, map { my $name = s/:.*//r; "$name = { path = \"$ENV{FORK}/$name\" }" }
+                split / /, $ENV{FAMILY};
             replace_once("bellpepper-core = { path = \"../bellpepper-core\" }\nsupraseal-c2 = { path = \"../supraseal-c2\" }\n",
                 "supraseal-c2 = { path = \"../supraseal-c2\" }\n"
                 . "# synthpool (scripts/patch-cuzk.sh): its bellpepper-core, and the circuits from\n"
@@ -257,19 +263,19 @@ write_stamp() {
 write_stamp
 # The lock follows the manifests: cargo keeps every other entry as it was.
 cargo metadata --manifest-path "$CUZK/Cargo.toml" --format-version 1 >/dev/null
+# Where the checkout names a crate x.y.0 that the lock has from crates.io as x.y.1 (a git
+# checkout of the release, above), cargo keeps crates.io's for cuzk-core: pin it to the
+# checkout's, so that one copy of each is built.
+for crate in "${FAMILY[@]}"; do
+    name=${crate%%:*}
+    for locked in $(perl -00 -ne 'print "$1\n" if /^name = "\Q'"$name"'\E"\nversion = "([^"]+)"\nsource = "registry\+/m' "$CUZK/Cargo.lock"); do
+        [[ $locked == "${crate##*:}" ]] ||
+            cargo update --manifest-path "$CUZK/Cargo.toml" -p "$name@$locked" --precise "${crate##*:}"
+    done
+done
 write_stamp
 
 # One bellpepper-core in the graph, ours; the circuits' crates from the fork.
-packages=$(cargo tree --manifest-path "$CUZK/Cargo.toml" --locked --workspace -e normal,build \
-    --prefix none --format '{p}' | sed 's/ (\*)$//' | sort -u)
-cores=$(grep -c '^bellpepper-core ' <<<"$packages" || true)
-[[ $cores == 1 ]] || fail "$CUZK: $cores bellpepper-core packages in the graph: $(grep '^bellpepper-core ' <<<"$packages" | tr '\n' ' ')"
-grep -qF "bellpepper-core v0.2.1 ($SYNTHPOOL/gadgets)" <<<"$packages" ||
-    fail "$CUZK: bellpepper-core does not resolve to $SYNTHPOOL/gadgets"
-for name in "${FAMILY[@]}"; do
-    found=$(grep -E "^$name v" <<<"$packages" || true)
-    [[ -z $found || $found == "$name v"*" ($FORK/$name)" ]] ||
-        fail "$CUZK: $name resolves to $(tr '\n' ' ' <<<"$found"), not (only) $FORK/$name"
-done
-
+source "$SYNTHPOOL/scripts/one-core.sh"
+one_core "$CUZK/Cargo.toml" "$SYNTHPOOL" "$FORK" "${FAMILY[*]}" --workspace
 echo "patch-cuzk: cuzk ($CUZK) now synthesizes through synthpool, on $FORK; build it with curio's make cuzk" >&2

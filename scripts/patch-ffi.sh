@@ -121,16 +121,6 @@ if [[ $manifest_done == 0 || "$(cksum <"$LOCK")" != "$lock_before" ]]; then
 fi
 
 # One bellpepper-core in the graph, ours; the prover's crates from the fork.
-packages=$(cargo tree --manifest-path "$MANIFEST" --locked --all-features -e normal,build \
-    --prefix none --format '{p}' | sed 's/ (\*)$//' | sort -u)
-cores=$(grep -c '^bellpepper-core ' <<<"$packages" || true)
-[[ $cores == 1 ]] || fail "$MANIFEST: $cores bellpepper-core packages in the graph: $(grep '^bellpepper-core ' <<<"$packages" | tr '\n' ' ')"
-grep -qF "bellpepper-core v0.2.1 ($SYNTHPOOL/gadgets)" <<<"$packages" ||
-    fail "$MANIFEST: bellpepper-core does not resolve to $SYNTHPOOL/gadgets"
-for crate in "${FAMILY[@]}"; do
-    name=${crate%%:*}
-    found=$(grep -E "^$name v" <<<"$packages" || true)
-    [[ -z $found || $found == "$name v${crate##*:} ($FORK/$name)" ]] ||
-        fail "$MANIFEST: $name resolves to $(tr '\n' ' ' <<<"$found"), not (only) $FORK/$name"
-done
+source "$SYNTHPOOL/scripts/one-core.sh"
+one_core "$MANIFEST" "$SYNTHPOOL" "$FORK" "${FAMILY[*]}" --all-features
 echo "patch-ffi: filecoin-ffi $version ($FFI) now builds on $FORK and synthpool: one bellpepper-core in its graph, synthpool's" >&2
